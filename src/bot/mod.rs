@@ -1,0 +1,271 @@
+//! Bots: how they are described (`bot.toml`), prepared (private copy, build) and run.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::game::GameKind;
+
+pub mod log;
+pub mod prepare;
+pub mod process;
+
+/// The name of a bot directory's manifest.
+pub const MANIFEST: &str = "bot.toml";
+
+/// How requests reach a bot and replies come back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// A new process per move; the request fields are appended to the command as arguments.
+    Argv,
+    /// A new process per move; the fields go as one line on stdin, then stdin is closed.
+    Stdin,
+    /// One process per game; one request line in, one reply line out per move.
+    Lines,
+}
+
+impl Protocol {
+    /// The protocol a bot gets when its manifest names none.
+    pub fn default_for(game: GameKind) -> Protocol {
+        match game {
+            GameKind::Morra => Protocol::Argv,
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Protocol::Argv => "argv",
+            Protocol::Stdin => "stdin",
+            Protocol::Lines => "lines",
+        })
+    }
+}
+
+/// The contents of a `bot.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Manifest {
+    command: String,
+    protocol: Option<Protocol>,
+    build: Option<String>,
+    name: Option<String>,
+    description: Option<String>,
+}
+
+/// A bot as the user described it, before anything has run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BotSpec {
+    pub name: String,
+    /// The bot's directory, or its single executable file, in the user's tree.
+    pub source: PathBuf,
+    /// The command line, split like a shell would; run inside the bot's private copy.
+    pub command: Vec<String>,
+    pub protocol: Protocol,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+impl BotSpec {
+    /// Reads a bot from a directory with a `bot.toml`, or from a single executable file.
+    pub fn load(path: &Path, game: GameKind) -> Result<BotSpec> {
+        let meta = std::fs::metadata(path)
+            .with_context(|| format!("cannot read bot `{}`", path.display()))?;
+        if meta.is_dir() {
+            Self::load_dir(path, game)
+        } else if is_executable(&meta) {
+            let file_name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .with_context(|| format!("bot `{}` has no usable file name", path.display()))?;
+            let name = Path::new(file_name)
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or(file_name)
+                .to_string();
+            Ok(BotSpec {
+                name,
+                source: path.to_owned(),
+                command: vec![format!("./{file_name}")],
+                protocol: Protocol::default_for(game),
+                build: None,
+                description: None,
+            })
+        } else {
+            bail!(
+                "bot `{}` is neither a directory with a `{MANIFEST}` nor an executable file",
+                path.display()
+            )
+        }
+    }
+
+    fn load_dir(dir: &Path, game: GameKind) -> Result<BotSpec> {
+        let path = dir.join(MANIFEST);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read `{}`", path.display()))?;
+        let manifest: Manifest = toml::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("`{}`: {}", path.display(), e.to_string().trim_end()))?;
+        let command = split_command(&manifest.command)
+            .with_context(|| format!("`{}`: bad `command`", path.display()))?;
+        let build = manifest
+            .build
+            .as_deref()
+            .map(split_command)
+            .transpose()
+            .with_context(|| format!("`{}`: bad `build`", path.display()))?;
+        let name = match manifest.name {
+            Some(name) => name,
+            None => dir
+                .canonicalize()
+                .ok()
+                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .with_context(|| format!("bot `{}` has no usable name", dir.display()))?,
+        };
+        if name.trim().is_empty() || name.chars().any(char::is_control) {
+            bail!("`{}`: `name` must be printable and not empty", path.display());
+        }
+        Ok(BotSpec {
+            name,
+            source: dir.to_owned(),
+            command,
+            protocol: manifest.protocol.unwrap_or(Protocol::default_for(game)),
+            build,
+            description: manifest.description,
+        })
+    }
+}
+
+/// Splits a command line like a POSIX shell would, without running a shell.
+fn split_command(line: &str) -> Result<Vec<String>> {
+    let words = shlex::split(line).context("unbalanced quotes")?;
+    if words.is_empty() {
+        bail!("the command is empty");
+    }
+    Ok(words)
+}
+
+fn is_executable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.is_file() && meta.permissions().mode() & 0o111 != 0
+}
+
+/// The bots in `dir` (`bots/<game>/` by default): its subdirectories and executable files,
+/// by name, skipping hidden entries.
+pub fn discover(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries =
+        std::fs::read_dir(dir).with_context(|| format!("cannot list bots in `{}`", dir.display()))?;
+    let mut bots = Vec::new();
+    for entry in entries {
+        let entry = entry.with_context(|| format!("cannot list bots in `{}`", dir.display()))?;
+        let path = entry.path();
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let meta = std::fs::metadata(&path)
+            .with_context(|| format!("cannot read `{}`", path.display()))?;
+        if meta.is_dir() || is_executable(&meta) {
+            bots.push(path);
+        }
+    }
+    bots.sort();
+    Ok(bots)
+}
+
+/// Loads every bot and checks that their names are unique.
+pub fn load_all(paths: &[PathBuf], game: GameKind) -> Result<Vec<BotSpec>> {
+    let mut specs: Vec<BotSpec> = Vec::new();
+    for path in paths {
+        let spec = BotSpec::load(path, game)?;
+        if let Some(twin) = specs.iter().find(|s| s.name == spec.name) {
+            bail!(
+                "two bots are named `{}`: `{}` and `{}` (set `name` in a `{MANIFEST}`)",
+                spec.name,
+                twin.source.display(),
+                spec.source.display()
+            );
+        }
+        specs.push(spec);
+    }
+    Ok(specs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+
+    #[test]
+    fn a_manifest_gives_name_command_and_protocol() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("hist");
+        std::fs::create_dir(&dir).unwrap();
+        write(
+            &dir,
+            MANIFEST,
+            "command = \"perl 'my bot.pl' -x\"\nprotocol = \"lines\"\nname = \"Historian\"\n",
+        );
+        let spec = BotSpec::load(&dir, GameKind::Morra).unwrap();
+        assert_eq!(spec.name, "Historian");
+        assert_eq!(spec.command, ["perl", "my bot.pl", "-x"]);
+        assert_eq!(spec.protocol, Protocol::Lines);
+
+        write(&dir, MANIFEST, "command = \"./run\"\n");
+        let spec = BotSpec::load(&dir, GameKind::Morra).unwrap();
+        assert_eq!(spec.name, "hist");
+        assert_eq!(spec.protocol, Protocol::Argv);
+    }
+
+    #[test]
+    fn malformed_manifests_name_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        for (text, what) in [
+            ("command = ", "bot.toml"),
+            ("comand = \"x\"", "unknown field"),
+            ("command = \"x\"\nprotocol = \"carrier-pigeon\"", "unknown variant"),
+            ("command = \"'x\"", "unbalanced quotes"),
+            ("command = \"\"", "empty"),
+        ] {
+            write(tmp.path(), MANIFEST, text);
+            let err = format!("{:#}", BotSpec::load(tmp.path(), GameKind::Morra).unwrap_err());
+            assert!(err.contains("bot.toml`"), "{text}: {err}");
+            assert!(err.contains(what), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn an_executable_file_is_a_bot_with_defaults() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("rocky.sh");
+        write(tmp.path(), "rocky.sh", "#!/bin/sh\necho 0 0\n");
+        write(tmp.path(), "notes.txt", "not a bot");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let spec = BotSpec::load(&file, GameKind::Morra).unwrap();
+        assert_eq!(spec.name, "rocky");
+        assert_eq!(spec.command, ["./rocky.sh"]);
+        assert_eq!(discover(tmp.path()).unwrap(), vec![file]);
+        assert!(BotSpec::load(&tmp.path().join("notes.txt"), GameKind::Morra).is_err());
+    }
+
+    #[test]
+    fn duplicate_names_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        for d in ["one", "two"] {
+            let dir = tmp.path().join(d);
+            std::fs::create_dir(&dir).unwrap();
+            write(&dir, MANIFEST, "command = \"x\"\nname = \"same\"\n");
+        }
+        let paths = [tmp.path().join("one"), tmp.path().join("two")];
+        let err = load_all(&paths, GameKind::Morra).unwrap_err().to_string();
+        assert!(err.contains("two bots are named `same`"), "{err}");
+    }
+}

@@ -1,0 +1,237 @@
+//! The command line: parsing arguments into validated options, and running the commands.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+
+use crate::bot::process::MoveLimits;
+use crate::game::{GameConfig, GameKind};
+use crate::tournament::{self, RunOptions};
+use crate::{record, report, standings};
+
+/// Round-robin tournaments between bots that are separate programs.
+#[derive(Debug, Parser)]
+#[command(name = "arena", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a round-robin tournament and write its games, standings and cross-table.
+    Run(RunArgs),
+    /// Recompute the standings and cross-table from one or more games CSVs.
+    Standings(StandingsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The game to play.
+    #[arg(value_enum)]
+    pub game: GameKind,
+
+    /// Bot directories (with a `bot.toml`) or executables [default: everything in `bots/<GAME>/`].
+    pub bots: Vec<PathBuf>,
+
+    /// How many times the whole round robin is played.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rounds: u32,
+
+    /// Games per pairing in each round, seats alternating.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub games: u32,
+
+    /// Games played in parallel [default: the number of CPUs].
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+
+    /// Seed for every random choice, also passed to bots as `ARENA_SEED` (per game)
+    /// [default: random, recorded in `tournament.json`].
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Wall time per move, e.g. `500ms`, `20s` [default: 500ms for morra].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub move_time: Option<Duration>,
+
+    /// Extra time for the first move of a `lines` bot, for interpreter or JVM start-up.
+    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
+    pub startup_time: Duration,
+
+    /// Time limit for each bot's `build` command.
+    #[arg(long, default_value = "5min", value_parser = humantime::parse_duration)]
+    pub build_time: Duration,
+
+    /// Rounds in a Morra game.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub morra_rounds: u32,
+
+    /// The most bytes of stderr kept in each bot's log.
+    #[arg(long, default_value_t = 1 << 20)]
+    pub log_limit: u64,
+
+    /// Output directory [default: `results/<GAME>-<UTC time>/`].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+
+    /// Keep the bots' private working copies (in `<OUT>/work/`) after the tournament.
+    #[arg(long)]
+    pub keep_work: bool,
+
+    /// No progress bar (it is also hidden when stderr is not a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StandingsArgs {
+    /// Games CSVs (`games.csv` of one or more runs); their games are merged.
+    #[arg(required = true)]
+    pub csv: Vec<PathBuf>,
+
+    /// Also write `standings.{csv,md}` and `crosstable.{csv,md}` into this directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Runs the program; errors are reported by `main`.
+pub fn main() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run(args) => run(args),
+        Command::Standings(args) => standings(args),
+    }
+}
+
+fn run(args: RunArgs) -> Result<()> {
+    let opts = run_options(args)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let out = opts.out.clone();
+    let quiet = !opts.progress;
+    let summary = runtime.block_on(tournament::run(opts))?;
+    if !quiet {
+        eprintln!(
+            "played {} games in {:.1} s; results in `{}`",
+            summary.games,
+            summary.elapsed.as_secs_f64(),
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// Turns the command line into validated run options.
+pub fn run_options(args: RunArgs) -> Result<RunOptions> {
+    let bots = if args.bots.is_empty() {
+        let dir = PathBuf::from("bots").join(args.game.name());
+        if !dir.is_dir() {
+            bail!(
+                "no bots given and `{}` does not exist (run from the project directory, or name bots)",
+                dir.display()
+            );
+        }
+        crate::bot::discover(&dir)?
+    } else {
+        args.bots
+    };
+    let jobs = match args.jobs {
+        Some(j) => j as usize,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let seed = args.seed.unwrap_or_else(random_seed);
+    let out = args.out.unwrap_or_else(|| {
+        PathBuf::from("results").join(format!("{}-{}", args.game.name(), timestamp()))
+    });
+    Ok(RunOptions {
+        game: args.game,
+        config: GameConfig {
+            morra_rounds: args.morra_rounds,
+            ..GameConfig::default()
+        },
+        bots,
+        rounds: args.rounds,
+        games: args.games,
+        jobs,
+        seed,
+        limits: MoveLimits {
+            move_time: args.move_time.unwrap_or(default_move_time(args.game)),
+            startup_time: args.startup_time,
+        },
+        build_time: args.build_time,
+        log_cap: args.log_limit,
+        out,
+        keep_work: args.keep_work,
+        progress: !args.quiet,
+    })
+}
+
+fn default_move_time(game: GameKind) -> Duration {
+    match game {
+        GameKind::Morra => Duration::from_millis(500),
+    }
+}
+
+fn standings(args: StandingsArgs) -> Result<()> {
+    let games = record::read_games(&args.csv)?;
+    if let Some(first) = games.first() {
+        if let Some(other) = games.iter().find(|g| g.game != first.game) {
+            bail!(
+                "the CSVs mix games: `{}` and `{}` (standings are per game)",
+                first.game,
+                other.game
+            );
+        }
+    }
+    let table = standings::compute(&games);
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+        report::write_tables(dir, &table)?;
+    }
+    print!(
+        "{}\n{}",
+        report::markdown::standings(&table),
+        report::markdown::crosstable(&table)
+    );
+    Ok(())
+}
+
+/// The current UTC time as `YYYYMMDD-HHMMSS`, for default output directory names.
+fn timestamp() -> String {
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    // `2026-11-21T20:05:38Z` -> `20261121-200538`
+    now.chars()
+        .filter(|c| c.is_ascii_digit() || *c == 'T')
+        .map(|c| if c == 'T' { '-' } else { c })
+        .collect()
+}
+
+fn random_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    crate::rng::derive_seed(nanos, u64::from(std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_cli_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn timestamps_are_compact() {
+        let t = timestamp();
+        assert_eq!(t.len(), 15, "{t}");
+        assert_eq!(&t[8..9], "-");
+    }
+}

@@ -1,0 +1,138 @@
+//! The games arena can run, and the one interface every game's rules implement.
+//!
+//! Rules are pure: no I/O, no clocks. The referee asks a game whose turn it is, what to send
+//! each bot (the request fields of the protocol), and hands the bots' replies back to it.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+pub mod morra;
+
+/// One of the two players of a game. `A` is seat 1: the player who moves first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Seat {
+    A,
+    B,
+}
+
+impl Seat {
+    /// Both seats, `A` first.
+    pub const BOTH: [Seat; 2] = [Seat::A, Seat::B];
+
+    /// The other player.
+    pub fn other(self) -> Seat {
+        match self {
+            Seat::A => Seat::B,
+            Seat::B => Seat::A,
+        }
+    }
+
+    /// 0 for `A`, 1 for `B`: the index into per-seat arrays.
+    pub fn index(self) -> usize {
+        match self {
+            Seat::A => 0,
+            Seat::B => 1,
+        }
+    }
+}
+
+/// Who must answer next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Turn {
+    /// Both players move at once (Morra rounds, Numer0n secrets). The referee takes both
+    /// requests before it plays either reply.
+    Both,
+    /// One player moves.
+    One(Seat),
+    /// The game has ended by its rules.
+    Over,
+}
+
+/// How a game ended by its rules (forfeits are the referee's business, not the rules').
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Winner {
+    Seat(Seat),
+    Draw,
+}
+
+/// The rules of one game in progress.
+///
+/// `play` validates a reply and leaves the state unchanged when it is illegal, returning a
+/// short lowercase description of what was wrong (it goes to the game log and the replay).
+pub trait Rules: Send {
+    /// Whose move it is.
+    fn turn(&self) -> Turn;
+    /// The request fields to send to `seat` for its next move, in protocol order. An empty
+    /// field is sent as an empty argument with `argv` and as `-` in line protocols.
+    fn request(&self, seat: Seat) -> Vec<String>;
+    /// Plays `seat`'s reply (already trimmed of surrounding white space).
+    fn play(&mut self, seat: Seat, reply: &str) -> Result<(), String>;
+    /// The game's score columns for seat A and seat B (Morra points, discs, calls, stones).
+    fn scores(&self) -> [i64; 2];
+    /// The result once `turn()` is `Over`.
+    fn winner(&self) -> Option<Winner>;
+    /// Plies (moves, rounds) played so far.
+    fn plies(&self) -> u32;
+    /// The legal replies of the side to move, where the game can list them (board games).
+    /// The controller plays random ones of these for `--opening-plies`.
+    fn legal_moves(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// Settings that change a game's rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameConfig {
+    /// Rounds in a Morra game (1000 in the KotH).
+    pub morra_rounds: u32,
+    /// Digits in a Numer0n secret (3 to 5).
+    pub digits: u8,
+}
+
+impl Default for GameConfig {
+    fn default() -> Self {
+        GameConfig {
+            morra_rounds: 1000,
+            digits: 3,
+        }
+    }
+}
+
+/// A game arena knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum GameKind {
+    Morra,
+}
+
+impl GameKind {
+    /// The lowercase name used on the command line, in files and in `bots/<game>/`.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::Morra => "morra",
+        }
+    }
+
+    /// A new game from the start position.
+    pub fn new_game(self, config: &GameConfig) -> Box<dyn Rules> {
+        match self {
+            GameKind::Morra => Box::new(morra::Morra::new(config.morra_rounds)),
+        }
+    }
+}
+
+impl fmt::Display for GameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for GameKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        <GameKind as clap::ValueEnum>::from_str(s, true).map_err(|_| format!("unknown game `{s}`"))
+    }
+}

@@ -1,0 +1,72 @@
+//! The standings and cross-table as CSV.
+
+use anyhow::Result;
+
+use crate::standings::Standings;
+
+/// The columns of `standings.csv`.
+pub const STANDINGS_HEADER: [&str; 12] = [
+    "rank",
+    "bot",
+    "games",
+    "wins",
+    "draws",
+    "losses",
+    "points",
+    "score_for",
+    "score_against",
+    "timeouts",
+    "illegal",
+    "crashes",
+];
+
+/// `standings.csv`: one row per bot in rank order.
+pub fn standings(s: &Standings) -> Result<String> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    w.write_record(STANDINGS_HEADER)?;
+    for r in &s.rows {
+        w.write_record([
+            r.rank.to_string(),
+            r.bot.clone(),
+            r.games.to_string(),
+            r.wins.to_string(),
+            r.draws.to_string(),
+            r.losses.to_string(),
+            r.points.to_string(),
+            r.score_for.to_string(),
+            r.score_against.to_string(),
+            r.timeouts.to_string(),
+            r.illegal.to_string(),
+            r.crashes.to_string(),
+        ])?;
+    }
+    finish(w)
+}
+
+/// `crosstable.csv`: the points each row bot took from each column bot (empty where they
+/// never met), then the row bot's total points.
+pub fn crosstable(s: &Standings) -> Result<String> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["bot".to_string()];
+    header.extend(s.rows.iter().map(|r| r.bot.clone()));
+    header.push("points".to_string());
+    w.write_record(&header)?;
+    for (row, cells) in s.rows.iter().zip(&s.cross) {
+        let mut record = vec![row.bot.clone()];
+        record.extend(cells.iter().map(|c| {
+            if c.games == 0 {
+                String::new()
+            } else {
+                c.points.to_string()
+            }
+        }));
+        record.push(row.points.to_string());
+        w.write_record(&record)?;
+    }
+    finish(w)
+}
+
+fn finish(w: ::csv::Writer<Vec<u8>>) -> Result<String> {
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8(bytes)?)
+}

@@ -1,0 +1,165 @@
+//! The standings and cross-table as Markdown tables, padded so they read well as plain text.
+
+use crate::standings::Standings;
+
+/// Column alignment in a Markdown table.
+#[derive(Clone, Copy)]
+enum Align {
+    Left,
+    Right,
+}
+
+/// `standings.md`: the standings table.
+pub fn standings(s: &Standings) -> String {
+    let header = [
+        "rank",
+        "bot",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "points",
+        "score for",
+        "score against",
+        "timeouts",
+        "illegal",
+        "crashes",
+    ];
+    let mut align = vec![Align::Right; header.len()];
+    align[1] = Align::Left;
+    let rows = s
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.rank.to_string(),
+                escape(&r.bot),
+                r.games.to_string(),
+                r.wins.to_string(),
+                r.draws.to_string(),
+                r.losses.to_string(),
+                r.points.to_string(),
+                r.score_for.to_string(),
+                r.score_against.to_string(),
+                r.timeouts.to_string(),
+                r.illegal.to_string(),
+                r.crashes.to_string(),
+            ]
+        })
+        .collect();
+    table(header.iter().map(|h| h.to_string()).collect(), &align, rows)
+}
+
+/// `crosstable.md`: points of each row bot against each column bot; `·` on the diagonal,
+/// empty where two bots never met.
+pub fn crosstable(s: &Standings) -> String {
+    let mut header = vec!["bot".to_string()];
+    header.extend((1..=s.rows.len()).map(|i| i.to_string()));
+    header.push("points".to_string());
+    let mut align = vec![Align::Right; header.len()];
+    align[0] = Align::Left;
+    let rows = s
+        .rows
+        .iter()
+        .zip(&s.cross)
+        .enumerate()
+        .map(|(i, (row, cells))| {
+            let mut line = vec![format!("{}. {}", i + 1, escape(&row.bot))];
+            line.extend(cells.iter().enumerate().map(|(j, c)| {
+                if i == j {
+                    "·".to_string()
+                } else if c.games == 0 {
+                    String::new()
+                } else {
+                    c.points.to_string()
+                }
+            }));
+            line.push(row.points.to_string());
+            line
+        })
+        .collect();
+    table(header, &align, rows)
+}
+
+/// A bot name as Markdown table cell text.
+fn escape(name: &str) -> String {
+    name.replace('|', "\\|")
+}
+
+fn table(header: Vec<String>, align: &[Align], rows: Vec<Vec<String>>) -> String {
+    let width = |i: usize| {
+        rows.iter()
+            .map(|r| r[i].chars().count())
+            .chain([header[i].chars().count(), 3])
+            .max()
+            .unwrap_or(3)
+    };
+    let widths: Vec<usize> = (0..header.len()).map(width).collect();
+    let line = |cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .zip(align)
+            .map(|((c, &w), a)| match a {
+                Align::Left => format!("{c:<w$}"),
+                Align::Right => format!("{c:>w$}"),
+            })
+            .collect();
+        format!("| {} |\n", padded.join(" | "))
+    };
+    let mut out = line(&header);
+    let rules: Vec<String> = widths
+        .iter()
+        .zip(align)
+        .map(|(&w, a)| match a {
+            Align::Left => format!(":{}", "-".repeat(w - 1)),
+            Align::Right => format!("{}:", "-".repeat(w - 1)),
+        })
+        .collect();
+    out.push_str(&format!("| {} |\n", rules.join(" | ")));
+    for r in &rows {
+        out.push_str(&line(r));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::GameKind;
+    use crate::record::{Culprit, GameRecord, GameResult, Reason};
+
+    #[test]
+    fn tables_are_aligned_and_escape_pipes() {
+        let g = GameRecord {
+            run: "r".into(),
+            round: 1,
+            game_id: 1,
+            game: GameKind::Morra,
+            bot_a: "Quinn|Valor".into(),
+            bot_b: "Historian".into(),
+            score_a: 170,
+            score_b: 158,
+            result: GameResult::A,
+            reason: Reason::Normal,
+            culprit: Culprit::Nobody,
+            plies: 1000,
+            duration_ms: 5,
+        };
+        let s = crate::standings::compute(&[g]);
+        let text = crosstable(&s);
+        assert_eq!(
+            text,
+            "| bot            |   1 |   2 | points |\n\
+             | :------------- | --: | --: | -----: |\n\
+             | 1. Quinn\\|Valor |   · |   2 |      2 |\n\
+             | 2. Historian   |   0 |   · |      0 |\n"
+                .replace("| bot            |", "| bot             |")
+                .replace("| :------------- |", "| :-------------- |")
+                .replace("| 2. Historian   |", "| 2. Historian    |")
+        );
+        let text = standings(&s);
+        assert!(text.starts_with("| rank | bot"), "{text}");
+        assert!(text.contains("Quinn\\|Valor"));
+    }
+}

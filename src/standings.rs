@@ -1,0 +1,206 @@
+//! Standings and the cross-table, computed from game records alone.
+//!
+//! Everything here is a pure function of the games, so `arena standings games.csv` reproduces
+//! what `arena run` wrote, byte for byte.
+
+use std::cmp::Reverse;
+use std::collections::BTreeMap;
+
+use crate::record::{Culprit, GameRecord, GameResult, Reason};
+
+/// Points for a win, a draw and a loss.
+pub const WIN_POINTS: u32 = 2;
+pub const DRAW_POINTS: u32 = 1;
+
+/// One bot's line in the standings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Standing {
+    pub rank: usize,
+    pub bot: String,
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub points: u32,
+    pub score_for: i64,
+    pub score_against: i64,
+    /// Games this bot lost (or drew, both failing) by the reason given.
+    pub timeouts: u32,
+    pub illegal: u32,
+    pub crashes: u32,
+}
+
+impl Standing {
+    /// The key that orders the table: points, then wins, then score difference, all
+    /// descending. Bots equal on all three share a rank; their names only order the rows.
+    fn rank_key(&self) -> (Reverse<u32>, Reverse<u32>, Reverse<i64>) {
+        (
+            Reverse(self.points),
+            Reverse(self.wins),
+            Reverse(self.score_for - self.score_against),
+        )
+    }
+}
+
+/// Results of one bot against one opponent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cell {
+    pub games: u32,
+    pub points: u32,
+}
+
+/// The standings table and the cross-table, rows in standings order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Standings {
+    pub rows: Vec<Standing>,
+    /// `cross[i][j]`: results of `rows[i].bot` against `rows[j].bot`.
+    pub cross: Vec<Vec<Cell>>,
+}
+
+/// Computes the standings of all the bots that appear in `games`.
+pub fn compute(games: &[GameRecord]) -> Standings {
+    let mut by_bot: BTreeMap<&str, Standing> = BTreeMap::new();
+    let mut pair: BTreeMap<(&str, &str), Cell> = BTreeMap::new();
+
+    for g in games {
+        let bots = [g.bot_a.as_str(), g.bot_b.as_str()];
+        let scores = [g.score_a, g.score_b];
+        let points = match g.result {
+            GameResult::A => [WIN_POINTS, 0],
+            GameResult::B => [0, WIN_POINTS],
+            GameResult::Draw => [DRAW_POINTS, DRAW_POINTS],
+        };
+        let culprits = match g.culprit {
+            Culprit::Nobody => [false, false],
+            Culprit::A => [true, false],
+            Culprit::B => [false, true],
+            Culprit::Both => [true, true],
+        };
+        for i in 0..2 {
+            let s = by_bot.entry(bots[i]).or_insert_with(|| Standing {
+                bot: bots[i].to_string(),
+                ..Standing::default()
+            });
+            s.games += 1;
+            s.points += points[i];
+            match points[i] {
+                WIN_POINTS => s.wins += 1,
+                DRAW_POINTS => s.draws += 1,
+                _ => s.losses += 1,
+            }
+            s.score_for += scores[i];
+            s.score_against += scores[1 - i];
+            if culprits[i] {
+                match g.reason {
+                    Reason::Timeout => s.timeouts += 1,
+                    Reason::Illegal => s.illegal += 1,
+                    Reason::Crash => s.crashes += 1,
+                    Reason::Normal => {}
+                }
+            }
+            let cell = pair.entry((bots[i], bots[1 - i])).or_default();
+            cell.games += 1;
+            cell.points += points[i];
+        }
+    }
+
+    let mut rows: Vec<Standing> = by_bot.into_values().collect();
+    rows.sort_by(|x, y| x.rank_key().cmp(&y.rank_key()).then(x.bot.cmp(&y.bot)));
+    for i in 0..rows.len() {
+        rows[i].rank = if i > 0 && rows[i].rank_key() == rows[i - 1].rank_key() {
+            rows[i - 1].rank
+        } else {
+            i + 1
+        };
+    }
+    let cross = rows
+        .iter()
+        .map(|r| {
+            rows.iter()
+                .map(|c| {
+                    pair.get(&(r.bot.as_str(), c.bot.as_str()))
+                        .copied()
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .collect();
+    Standings { rows, cross }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::GameKind;
+
+    fn game(a: &str, b: &str, result: GameResult, reason: Reason, culprit: Culprit) -> GameRecord {
+        GameRecord {
+            run: "r".into(),
+            round: 1,
+            game_id: 1,
+            game: GameKind::Morra,
+            bot_a: a.into(),
+            bot_b: b.into(),
+            score_a: 10,
+            score_b: 4,
+            result,
+            reason,
+            culprit,
+            plies: 5,
+            duration_ms: 1,
+        }
+    }
+
+    #[test]
+    fn points_records_and_failures_add_up() {
+        let games = [
+            game("x", "y", GameResult::A, Reason::Normal, Culprit::Nobody),
+            game("y", "z", GameResult::A, Reason::Timeout, Culprit::B),
+            game("z", "x", GameResult::Draw, Reason::Crash, Culprit::Both),
+        ];
+        let s = compute(&games);
+        let names: Vec<_> = s.rows.iter().map(|r| r.bot.as_str()).collect();
+        assert_eq!(names, ["x", "y", "z"]);
+        let x = &s.rows[0];
+        assert_eq!((x.games, x.wins, x.draws, x.losses, x.points), (2, 1, 1, 0, 3));
+        assert_eq!((x.score_for, x.score_against), (14, 14));
+        assert_eq!(x.crashes, 1);
+        let z = &s.rows[2];
+        assert_eq!((z.timeouts, z.crashes, z.points), (1, 1, 1));
+        // x against y: one win; y against x: nothing.
+        assert_eq!(s.cross[0][1], Cell { games: 1, points: 2 });
+        assert_eq!(s.cross[1][0], Cell { games: 1, points: 0 });
+        assert_eq!(s.cross[0][0], Cell::default());
+    }
+
+    #[test]
+    fn full_ties_share_a_rank_and_sort_by_name() {
+        let games = [
+            game("b", "a", GameResult::A, Reason::Normal, Culprit::Nobody),
+            game("a", "b", GameResult::A, Reason::Normal, Culprit::Nobody),
+            GameRecord {
+                score_b: 10,
+                ..game("c", "d", GameResult::Draw, Reason::Normal, Culprit::Nobody)
+            },
+        ];
+        let s = compute(&games);
+        let ranked: Vec<_> = s.rows.iter().map(|r| (r.rank, r.bot.as_str())).collect();
+        assert_eq!(ranked, [(1, "a"), (1, "b"), (3, "c"), (3, "d")]);
+    }
+
+    #[test]
+    fn wins_break_a_tie_on_points() {
+        // p: one win, one loss (2 points); q: two draws (2 points).
+        let games = [
+            game("p", "r", GameResult::A, Reason::Normal, Culprit::Nobody),
+            game("p", "s", GameResult::B, Reason::Normal, Culprit::Nobody),
+            game("q", "t", GameResult::Draw, Reason::Normal, Culprit::Nobody),
+            game("q", "u", GameResult::Draw, Reason::Normal, Culprit::Nobody),
+        ];
+        let s = compute(&games);
+        let p = s.rows.iter().position(|r| r.bot == "p").unwrap();
+        let q = s.rows.iter().position(|r| r.bot == "q").unwrap();
+        assert!(p < q);
+        assert!(s.rows[p].rank < s.rows[q].rank);
+    }
+}

@@ -1,0 +1,358 @@
+//! Runs a whole tournament: prepares the bots, plays the schedule on `--jobs` parallel games,
+//! records every game as it ends, and writes the standings.
+
+use std::collections::{HashSet, VecDeque};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+use tokio::task::JoinSet;
+
+use crate::bot::prepare::{prepare, PrepareOptions, PreparedBot};
+use crate::bot::process::{MoveLimits, ProcessPlayer};
+use crate::bot::BotSpec;
+use crate::game::{GameConfig, GameKind};
+use crate::record::{GameRecord, GameResult, GamesWriter, Reason};
+use crate::referee::{self, Outcome};
+use crate::rng::derive_seed;
+use crate::schedule::{round_robin, Pairing};
+use crate::{report, standings};
+
+/// Everything a tournament run needs, validated.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub game: GameKind,
+    pub config: GameConfig,
+    /// Bot directories or executables.
+    pub bots: Vec<PathBuf>,
+    pub rounds: u32,
+    /// Games per pairing in each round.
+    pub games: u32,
+    pub jobs: usize,
+    pub seed: u64,
+    pub limits: MoveLimits,
+    pub build_time: Duration,
+    /// The most bytes of stderr kept per bot.
+    pub log_cap: u64,
+    pub out: PathBuf,
+    pub keep_work: bool,
+    /// Show a progress bar (only when stderr is a terminal).
+    pub progress: bool,
+}
+
+/// `tournament.json`: what is needed to understand and rerun a tournament.
+#[derive(Debug, Serialize)]
+struct TournamentFile<'a> {
+    arena_version: &'static str,
+    run: &'a str,
+    game: GameKind,
+    config: GameConfig,
+    rounds: u32,
+    games_per_pairing: u32,
+    seed: u64,
+    jobs: usize,
+    move_time_ms: u128,
+    startup_time_ms: u128,
+    build_time_ms: u128,
+    bots: Vec<BotEntry<'a>>,
+    excluded: Vec<Excluded<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct BotEntry<'a> {
+    #[serde(flatten)]
+    spec: &'a BotSpec,
+    /// The program the command resolved to.
+    program: &'a Path,
+}
+
+#[derive(Debug, Serialize)]
+struct Excluded<'a> {
+    name: &'a str,
+    source: &'a Path,
+    reason: &'a str,
+}
+
+/// What a finished run reports.
+#[derive(Debug)]
+pub struct Summary {
+    pub games: usize,
+    pub excluded: Vec<(String, String)>,
+    pub elapsed: Duration,
+}
+
+/// Runs a tournament into `opts.out`.
+pub async fn run(opts: RunOptions) -> Result<Summary> {
+    let started = Instant::now();
+    let specs = crate::bot::load_all(&opts.bots, opts.game)?;
+    if specs.len() < 2 {
+        bail!("a tournament needs at least two bots, got {}", specs.len());
+    }
+    let games_path = opts.out.join("games.csv");
+    if games_path.exists() {
+        bail!("`{}` already exists: choose another `--out`", games_path.display());
+    }
+    let prep = PrepareOptions {
+        work_root: opts.out.join("work"),
+        logs_dir: opts.out.join("logs"),
+        build_time: opts.build_time,
+        log_cap: opts.log_cap,
+    };
+    for dir in [&opts.out, &prep.work_root, &prep.logs_dir] {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+    }
+    let run_id = opts
+        .out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "run".to_string());
+
+    let (bots, excluded) = prepare_all(specs, &prep, opts.jobs).await?;
+    for (spec, reason) in &excluded {
+        eprintln!("warning: bot `{}` is left out: {reason}", spec.name);
+    }
+    if bots.len() < 2 {
+        bail!("fewer than two bots are ready to play (see the warnings above)");
+    }
+
+    let info = TournamentFile {
+        arena_version: env!("CARGO_PKG_VERSION"),
+        run: &run_id,
+        game: opts.game,
+        config: opts.config,
+        rounds: opts.rounds,
+        games_per_pairing: opts.games,
+        seed: opts.seed,
+        jobs: opts.jobs,
+        move_time_ms: opts.limits.move_time.as_millis(),
+        startup_time_ms: opts.limits.startup_time.as_millis(),
+        build_time_ms: opts.build_time.as_millis(),
+        bots: bots
+            .iter()
+            .map(|b| BotEntry {
+                spec: &b.spec,
+                program: &b.program,
+            })
+            .collect(),
+        excluded: excluded
+            .iter()
+            .map(|(s, reason)| Excluded {
+                name: &s.name,
+                source: &s.source,
+                reason,
+            })
+            .collect(),
+    };
+    let info_path = opts.out.join("tournament.json");
+    std::fs::write(&info_path, serde_json::to_string_pretty(&info)? + "\n")
+        .with_context(|| format!("cannot write `{}`", info_path.display()))?;
+
+    let schedule = round_robin(bots.len(), opts.rounds, opts.games);
+    let mut writer = GamesWriter::create(&games_path)?;
+    let records = play_schedule(&opts, &run_id, &bots, schedule, &mut writer).await?;
+
+    let table = standings::compute(&records);
+    report::write_tables(&opts.out, &table)?;
+    print!("{}\n{}", report::markdown::standings(&table), report::markdown::crosstable(&table));
+
+    let bots: Vec<PreparedBot> = bots
+        .into_iter()
+        .map(|b| Arc::try_unwrap(b).unwrap_or_else(|_| unreachable!("all games have ended")))
+        .collect();
+    for bot in bots {
+        bot.log.close(Duration::from_millis(500));
+    }
+    if !opts.keep_work {
+        std::fs::remove_dir_all(&prep.work_root)
+            .with_context(|| format!("cannot remove `{}`", prep.work_root.display()))?;
+    }
+    Ok(Summary {
+        games: records.len(),
+        excluded: excluded
+            .into_iter()
+            .map(|(s, reason)| (s.name, reason))
+            .collect(),
+        elapsed: started.elapsed(),
+    })
+}
+
+type Prepared = (Vec<Arc<PreparedBot>>, Vec<(BotSpec, String)>);
+
+/// Copies and builds the bots, `jobs` at a time, keeping their order.
+async fn prepare_all(specs: Vec<BotSpec>, prep: &PrepareOptions, jobs: usize) -> Result<Prepared> {
+    let names = file_names(&specs);
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(jobs.max(1)));
+    let mut tasks = JoinSet::new();
+    for (i, (spec, file_name)) in specs.into_iter().zip(names).enumerate() {
+        let prep = prep.clone();
+        let semaphore = Arc::clone(&semaphore);
+        tasks.spawn(async move {
+            let _permit = semaphore.acquire_owned().await;
+            (i, prepare(spec, &file_name, &prep).await)
+        });
+    }
+    let mut done = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        let (i, prepared) = joined.context("a bot's preparation panicked")?;
+        done.push((i, prepared?));
+    }
+    done.sort_by_key(|(i, _)| *i);
+    let mut ready = Vec::new();
+    let mut excluded = Vec::new();
+    for (_, prepared) in done {
+        match prepared {
+            Ok(bot) => ready.push(Arc::new(bot)),
+            Err((spec, reason, log)) => {
+                log.close(Duration::from_millis(100));
+                excluded.push((spec, reason));
+            }
+        }
+    }
+    Ok((ready, excluded))
+}
+
+/// File-system-safe, unique names for the bots' work directories and logs.
+fn file_names(specs: &[BotSpec]) -> Vec<String> {
+    let mut used = HashSet::new();
+    specs
+        .iter()
+        .map(|s| {
+            let base: String = s
+                .name
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+                .collect();
+            let base = match base.trim_start_matches('.') {
+                "" => "bot".to_string(),
+                b => b.to_string(),
+            };
+            let mut name = base.clone();
+            let mut n = 1;
+            while !used.insert(name.clone()) {
+                n += 1;
+                name = format!("{base}-{n}");
+            }
+            name
+        })
+        .collect()
+}
+
+/// Plays every game of the schedule, at most `jobs` at once and never two games of one bot
+/// at once (its working directory holds its state), appending each record as it ends.
+async fn play_schedule(
+    opts: &RunOptions,
+    run_id: &str,
+    bots: &[Arc<PreparedBot>],
+    schedule: Vec<Pairing>,
+    writer: &mut GamesWriter,
+) -> Result<Vec<GameRecord>> {
+    let progress = progress_bar(schedule.len() as u64, opts.progress);
+    let mut pending: VecDeque<Pairing> = schedule.into();
+    let mut busy = vec![false; bots.len()];
+    let mut running = JoinSet::new();
+    let mut records = Vec::new();
+    loop {
+        while running.len() < opts.jobs.max(1) {
+            let Some(pos) = pending.iter().position(|p| p.seats.iter().all(|&s| !busy[s])) else {
+                break;
+            };
+            let pairing = pending.remove(pos).expect("the position is in range");
+            for s in pairing.seats {
+                busy[s] = true;
+            }
+            let seated = pairing.seats.map(|s| Arc::clone(&bots[s]));
+            let seed = derive_seed(opts.seed, pairing.game_id);
+            running.spawn(play_game(opts.game, opts.config, opts.limits, seated, seed, pairing));
+        }
+        let Some(joined) = running.join_next().await else {
+            break;
+        };
+        let (pairing, outcome, elapsed) = joined.context("a game panicked")?;
+        for s in pairing.seats {
+            busy[s] = false;
+        }
+        let names = pairing.seats.map(|s| bots[s].spec.name.as_str());
+        for (i, fault) in outcome.faults.iter().enumerate() {
+            if let Some(fault) = fault {
+                bots[pairing.seats[i]].log.note(&format!(
+                    "game {} against `{}`: {fault}",
+                    pairing.game_id,
+                    names[1 - i]
+                ));
+            }
+        }
+        let record = GameRecord {
+            run: run_id.to_string(),
+            round: pairing.round,
+            game_id: pairing.game_id,
+            game: opts.game,
+            bot_a: names[0].to_string(),
+            bot_b: names[1].to_string(),
+            score_a: outcome.scores[0],
+            score_b: outcome.scores[1],
+            result: outcome.result,
+            reason: outcome.reason,
+            culprit: outcome.culprit,
+            plies: outcome.plies,
+            duration_ms: elapsed.as_millis() as u64,
+        };
+        writer.append(&record)?;
+        progress.set_message(describe(&record));
+        progress.inc(1);
+        records.push(record);
+    }
+    progress.finish_and_clear();
+    Ok(records)
+}
+
+async fn play_game(
+    game: GameKind,
+    config: GameConfig,
+    limits: MoveLimits,
+    bots: [Arc<PreparedBot>; 2],
+    seed: u64,
+    pairing: Pairing,
+) -> (Pairing, Outcome, Duration) {
+    let started = Instant::now();
+    let [a, b] = bots;
+    let mut pa = ProcessPlayer::new(a, game.name(), seed, limits);
+    let mut pb = ProcessPlayer::new(b, game.name(), seed, limits);
+    let mut rules = game.new_game(&config);
+    let outcome = referee::play(rules.as_mut(), [&mut pa, &mut pb]).await;
+    (pairing, outcome, started.elapsed())
+}
+
+fn progress_bar(games: u64, wanted: bool) -> ProgressBar {
+    if !wanted || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(games), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games, ETA {eta}  {wide_msg}")
+            .expect("the template is valid"),
+    );
+    bar
+}
+
+/// A one-line summary of a game for the progress bar.
+fn describe(r: &GameRecord) -> String {
+    let verdict = match r.result {
+        GameResult::A => format!("{} won", r.bot_a),
+        GameResult::B => format!("{} won", r.bot_b),
+        GameResult::Draw => "draw".to_string(),
+    };
+    let reason = match r.reason {
+        Reason::Normal => "",
+        Reason::Timeout => ", timeout",
+        Reason::Illegal => ", illegal",
+        Reason::Crash => ", crash",
+    };
+    format!(
+        "latest: {} {}-{} {} ({verdict}{reason})",
+        r.bot_a, r.score_a, r.score_b, r.bot_b
+    )
+}
