@@ -1,1 +1,162 @@
-fn main() {}
+//! How much arena adds to the cost of starting bots: a Morra game between two tiny native
+//! `argv` bots, played (a) by the bare minimum of process work and (b) by `arena run --jobs 1`.
+//!
+//! Run with `cargo bench --bench spawn_overhead`. Prints both medians and the ratio b/a
+//! (target: at most 1.1). `ROUNDS` and `SAMPLES` in the environment change the size.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BOT_SOURCE: &str = r#"
+#include <stdio.h>
+int main(int argc, char **argv) {
+    /* A bot that looks at its arguments like a real one, and answers at once. */
+    size_t n = 0;
+    for (int i = 1; i < argc; i++) { const char *s = argv[i]; while (*s++) n++; }
+    printf("%d %d\n", (int)(n % 6), (int)((n / 6) % 6));
+    return 0;
+}
+"#;
+
+fn env_number(name: &str, default: u32) -> u32 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Compiles the tiny bot into two bot files.
+fn build_bots(dir: &Path) -> [PathBuf; 2] {
+    let source = dir.join("bot.c");
+    std::fs::write(&source, BOT_SOURCE).unwrap();
+    let exe = dir.join("tiny");
+    let status = Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg(&source)
+        .status()
+        .expect("`cc` is needed to build the tiny native bots");
+    assert!(status.success(), "cannot compile the tiny bot");
+    let bots = [dir.join("tiny-a"), dir.join("tiny-b")];
+    for bot in &bots {
+        std::fs::copy(&exe, bot).unwrap();
+    }
+    bots
+}
+
+/// The floor: per round, start both bots at once with the round's six arguments, read their
+/// output, wait for both. Histories grow as in a real game.
+fn floor(bots: &[PathBuf; 2], rounds: u32) -> Duration {
+    let started = Instant::now();
+    let (mut choices, mut guesses) = (
+        [String::new(), String::new()],
+        [String::new(), String::new()],
+    );
+    let scores = [0u32, 0];
+    for _ in 0..rounds {
+        let mut children: Vec<_> = (0..2)
+            .map(|i| {
+                let o = 1 - i;
+                Command::new(&bots[i])
+                    .args([
+                        &choices[i],
+                        &guesses[i],
+                        &scores[i].to_string(),
+                        &choices[o],
+                        &guesses[o],
+                        &scores[o].to_string(),
+                    ])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for (i, child) in children.iter_mut().enumerate() {
+            let mut out = String::new();
+            child
+                .stdout
+                .take()
+                .unwrap()
+                .read_to_string(&mut out)
+                .unwrap();
+            assert!(child.wait().unwrap().success());
+            let mut it = out.split_whitespace();
+            choices[i].push_str(it.next().unwrap());
+            guesses[i].push_str(it.next().unwrap());
+        }
+    }
+    started.elapsed()
+}
+
+/// arena playing the same game with `--jobs 1`.
+fn arena(bots: &[PathBuf; 2], rounds: u32, out: &Path) -> Duration {
+    let _ = std::fs::remove_dir_all(out);
+    let started = Instant::now();
+    let status = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "morra"])
+        .args(bots)
+        .args([
+            "--jobs",
+            "1",
+            "--quiet",
+            "--seed",
+            "1",
+            "--morra-rounds",
+            &rounds.to_string(),
+            "--out",
+        ])
+        .arg(out)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    let elapsed = started.elapsed();
+    assert!(status.success());
+    let games = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    assert!(
+        games.lines().nth(1).unwrap().contains(",normal,"),
+        "{games}"
+    );
+    elapsed
+}
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; anything else (such as `cargo test --benches`) only
+    // checks that this builds and runs, with a tiny game.
+    let benching = std::env::args().any(|a| a == "--bench");
+    let rounds = env_number("ROUNDS", if benching { 1000 } else { 5 });
+    let samples = env_number("SAMPLES", if benching { 7 } else { 1 });
+    let dir = tempfile::tempdir().unwrap();
+    let bots = build_bots(dir.path());
+    let out = dir.path().join("out");
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    // Interleaved, so a change in machine load hits both alike.
+    for _ in 0..samples {
+        a.push(floor(&bots, rounds));
+        b.push(arena(&bots, rounds, &out));
+    }
+    let (a, b) = (median(a), median(b));
+    let per_round = |d: Duration| d.as_secs_f64() * 1e6 / f64::from(rounds);
+    println!("morra game of {rounds} rounds, two tiny native argv bots, median of {samples}:");
+    println!(
+        "  (a) floor (spawn both, read, wait):  {:8.1} ms  {:6.1} µs/round",
+        a.as_secs_f64() * 1e3,
+        per_round(a)
+    );
+    println!(
+        "  (b) arena run --jobs 1:              {:8.1} ms  {:6.1} µs/round",
+        b.as_secs_f64() * 1e3,
+        per_round(b)
+    );
+    println!(
+        "  ratio b/a: {:.3} (target <= 1.1)",
+        b.as_secs_f64() / a.as_secs_f64()
+    );
+}

@@ -108,10 +108,20 @@ pub fn main() -> Result<()> {
 
 fn run(args: RunArgs) -> Result<()> {
     let opts = run_options(args)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    // Games mostly wait on their bots; one thread per parallel game is plenty, and with one
+    // game at a time a single thread saves every cross-thread wake-up.
+    let jobs = opts.jobs;
+    let runtime = if jobs == 1 {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(jobs.min(num_cpus()))
+            .enable_all()
+            .build()
+    }
+    .context("cannot start the async runtime")?;
     let out = opts.out.clone();
     let quiet = !opts.progress;
     let summary = runtime.block_on(tournament::run(opts))?;
@@ -142,7 +152,7 @@ pub fn run_options(args: RunArgs) -> Result<RunOptions> {
     };
     let jobs = match args.jobs {
         Some(j) => j as usize,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        None => num_cpus(),
     };
     let seed = args.seed.unwrap_or_else(random_seed);
     let out = args.out.unwrap_or_else(|| {
@@ -171,6 +181,10 @@ pub fn run_options(args: RunArgs) -> Result<RunOptions> {
     })
 }
 
+fn num_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 fn default_move_time(game: GameKind) -> Duration {
     match game {
         GameKind::Morra => Duration::from_millis(500),
@@ -190,7 +204,8 @@ fn standings(args: StandingsArgs) -> Result<()> {
     }
     let table = standings::compute(&games);
     if let Some(dir) = &args.out {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create `{}`", dir.display()))?;
         report::write_tables(dir, &table)?;
     }
     print!(

@@ -95,7 +95,9 @@ pub fn read_games(paths: &[PathBuf]) -> Result<Vec<GameRecord>> {
 
 fn read_games_file(path: &Path) -> Result<Vec<GameRecord>> {
     let file = File::open(path).with_context(|| format!("cannot open `{}`", path.display()))?;
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).from_reader(file);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(file);
     let header = reader
         .headers()
         .with_context(|| format!("`{}`: cannot read the header line", path.display()))?
@@ -216,7 +218,9 @@ mod tests {
             ),
         )
         .unwrap();
-        let err = read_games(&[path.clone()]).unwrap_err().to_string();
+        let err = read_games(std::slice::from_ref(&path))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("games.csv`: line 3"), "{err}");
         assert!(err.contains("maybe"), "{err}");
 

@@ -117,7 +117,10 @@ fn judge(
     match reply {
         Ok(text) => match rules.play(seat, text.trim()) {
             Ok(()) => None,
-            Err(why) => Some((Reason::Illegal, format!("{why} (reply `{}`)", shorten(&text)))),
+            Err(why) => Some((
+                Reason::Illegal,
+                format!("{why} (reply `{}`)", shorten(&text)),
+            )),
         },
         Err(failure) => Some((failure.reason(), failure.detail())),
     }
@@ -199,7 +202,9 @@ pub(crate) mod tests {
     fn run(rounds: u32, a: &[Result<&str, Failure>], b: &[Result<&str, Failure>]) -> Outcome {
         let mut game = Morra::new(rounds);
         let (mut pa, mut pb) = (Scripted::new(a), Scripted::new(b));
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         let outcome = rt.block_on(play(&mut game, [&mut pa, &mut pb]));
         assert!(pa.finished && pb.finished);
         outcome
@@ -209,7 +214,10 @@ pub(crate) mod tests {
     fn a_full_game_is_decided_by_points() {
         let o = run(2, &[Ok("5 5"), Ok("0 0")], &[Ok("5 0"), Ok("1 1")]);
         assert_eq!(o.scores, [10, 0]);
-        assert_eq!((o.result, o.reason, o.culprit), (GameResult::A, Reason::Normal, Culprit::Nobody));
+        assert_eq!(
+            (o.result, o.reason, o.culprit),
+            (GameResult::A, Reason::Normal, Culprit::Nobody)
+        );
         assert_eq!(o.plies, 2);
         assert_eq!(o.faults, [None, None]);
     }
@@ -219,26 +227,49 @@ pub(crate) mod tests {
         // A leads 10-0, then answers `6 0`.
         let o = run(3, &[Ok("5 5"), Ok("6 0")], &[Ok("5 0"), Ok("1 1")]);
         assert_eq!(o.scores, [10, 0]);
-        assert_eq!((o.result, o.reason, o.culprit), (GameResult::B, Reason::Illegal, Culprit::A));
+        assert_eq!(
+            (o.result, o.reason, o.culprit),
+            (GameResult::B, Reason::Illegal, Culprit::A)
+        );
         assert_eq!(o.plies, 1);
         let fault = o.faults[0].as_deref().unwrap();
         assert!(fault.starts_with("illegal: choice `6`"), "{fault}");
         assert!(fault.contains("(reply `6 0`)"), "{fault}");
 
         let o = run(3, &[Ok("1 1")], &[Err(Failure::Timeout)]);
-        assert_eq!((o.result, o.reason, o.culprit), (GameResult::A, Reason::Timeout, Culprit::B));
-        let o = run(3, &[Err(Failure::Crash("exited with status 1".into()))], &[Ok("1 1")]);
-        assert_eq!((o.result, o.reason, o.culprit), (GameResult::B, Reason::Crash, Culprit::A));
+        assert_eq!(
+            (o.result, o.reason, o.culprit),
+            (GameResult::A, Reason::Timeout, Culprit::B)
+        );
+        let o = run(
+            3,
+            &[Err(Failure::Crash("exited with status 1".into()))],
+            &[Ok("1 1")],
+        );
+        assert_eq!(
+            (o.result, o.reason, o.culprit),
+            (GameResult::B, Reason::Crash, Culprit::A)
+        );
         assert_eq!(o.faults[0].as_deref(), Some("crash: exited with status 1"));
     }
 
     #[test]
     fn both_forfeiting_in_one_round_is_a_draw() {
         let o = run(3, &[Ok("1 1"), Ok("3")], &[Ok("1 1"), Ok("x y")]);
-        assert_eq!((o.result, o.reason, o.culprit), (GameResult::Draw, Reason::Illegal, Culprit::Both));
+        assert_eq!(
+            (o.result, o.reason, o.culprit),
+            (GameResult::Draw, Reason::Illegal, Culprit::Both)
+        );
         assert!(o.faults.iter().all(Option::is_some));
-        let o = run(3, &[Err(Failure::Timeout)], &[Err(Failure::Crash("x".into()))]);
-        assert_eq!((o.result, o.reason, o.culprit), (GameResult::Draw, Reason::Crash, Culprit::Both));
+        let o = run(
+            3,
+            &[Err(Failure::Timeout)],
+            &[Err(Failure::Crash("x".into()))],
+        );
+        assert_eq!(
+            (o.result, o.reason, o.culprit),
+            (GameResult::Draw, Reason::Crash, Culprit::Both)
+        );
     }
 
     #[test]
@@ -246,7 +277,9 @@ pub(crate) mod tests {
         let mut game = Morra::new(3);
         let mut pa = Scripted::new(&[Ok("0 4"), Ok("4 3"), Ok("2 5")]);
         let mut pb = Scripted::new(&[Ok("4 1"), Ok("2 3"), Ok("3 2")]);
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         rt.block_on(play(&mut game, [&mut pa, &mut pb]));
         assert_eq!(pa.seen[0], ["", "", "0", "", "", "0"]);
         assert_eq!(pa.seen[2], ["04", "43", "4", "42", "13", "0"]);

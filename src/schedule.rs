@@ -37,7 +37,11 @@ pub fn round_robin(bots: usize, rounds: u32, games: u32) -> Vec<Pairing> {
                 // The lower index sits first when the indices' sum is odd: every bot then sits
                 // first in half its pairings (one more or less with an even number of bots).
                 let (lo, hi) = (x.min(y), x.max(y));
-                let (a, b) = if (lo + hi) % 2 == 1 { (lo, hi) } else { (hi, lo) };
+                let (a, b) = if (lo + hi) % 2 == 1 {
+                    (lo, hi)
+                } else {
+                    (hi, lo)
+                };
                 for g in 0..games {
                     game_id += 1;
                     let swap = (g + round - 1) % 2 == 1;
@@ -74,7 +78,10 @@ mod tests {
                 let s = round_robin(bots, rounds, games);
                 let m = meetings(&s);
                 assert_eq!(m.len(), bots * (bots - 1) / 2, "{bots} bots");
-                assert!(m.values().all(|&c| c == rounds * games), "{bots} bots: {m:?}");
+                assert!(
+                    m.values().all(|&c| c == rounds * games),
+                    "{bots} bots: {m:?}"
+                );
                 assert!(s.iter().all(|p| p.seats[0] != p.seats[1]));
                 let ids: Vec<u64> = s.iter().map(|p| p.game_id).collect();
                 assert_eq!(ids, (1..=s.len() as u64).collect::<Vec<_>>());
@@ -101,7 +108,9 @@ mod tests {
             for p in &s {
                 *by_pair.entry(p.seats).or_default() += 1;
             }
-            assert!(by_pair.iter().all(|(k, &v)| by_pair.get(&[k[1], k[0]]) == Some(&v)));
+            assert!(by_pair
+                .iter()
+                .all(|(k, &v)| by_pair.get(&[k[1], k[0]]) == Some(&v)));
         }
     }
 

@@ -162,14 +162,29 @@ mod tests {
         let names: Vec<_> = s.rows.iter().map(|r| r.bot.as_str()).collect();
         assert_eq!(names, ["x", "y", "z"]);
         let x = &s.rows[0];
-        assert_eq!((x.games, x.wins, x.draws, x.losses, x.points), (2, 1, 1, 0, 3));
+        assert_eq!(
+            (x.games, x.wins, x.draws, x.losses, x.points),
+            (2, 1, 1, 0, 3)
+        );
         assert_eq!((x.score_for, x.score_against), (14, 14));
         assert_eq!(x.crashes, 1);
         let z = &s.rows[2];
         assert_eq!((z.timeouts, z.crashes, z.points), (1, 1, 1));
         // x against y: one win; y against x: nothing.
-        assert_eq!(s.cross[0][1], Cell { games: 1, points: 2 });
-        assert_eq!(s.cross[1][0], Cell { games: 1, points: 0 });
+        assert_eq!(
+            s.cross[0][1],
+            Cell {
+                games: 1,
+                points: 2
+            }
+        );
+        assert_eq!(
+            s.cross[1][0],
+            Cell {
+                games: 1,
+                points: 0
+            }
+        );
         assert_eq!(s.cross[0][0], Cell::default());
     }
 

@@ -94,7 +94,10 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
     }
     let games_path = opts.out.join("games.csv");
     if games_path.exists() {
-        bail!("`{}` already exists: choose another `--out`", games_path.display());
+        bail!(
+            "`{}` already exists: choose another `--out`",
+            games_path.display()
+        );
     }
     let prep = PrepareOptions {
         work_root: opts.out.join("work"),
@@ -103,7 +106,8 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
         log_cap: opts.log_cap,
     };
     for dir in [&opts.out, &prep.work_root, &prep.logs_dir] {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create `{}`", dir.display()))?;
     }
     let run_id = opts
         .out
@@ -157,7 +161,11 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
 
     let table = standings::compute(&records);
     report::write_tables(&opts.out, &table)?;
-    print!("{}\n{}", report::markdown::standings(&table), report::markdown::crosstable(&table));
+    print!(
+        "{}\n{}",
+        report::markdown::standings(&table),
+        report::markdown::crosstable(&table)
+    );
 
     let bots: Vec<PreparedBot> = bots
         .into_iter()
@@ -224,7 +232,13 @@ fn file_names(specs: &[BotSpec]) -> Vec<String> {
             let base: String = s
                 .name
                 .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
                 .collect();
             let base = match base.trim_start_matches('.') {
                 "" => "bot".to_string(),
@@ -257,7 +271,10 @@ async fn play_schedule(
     let mut records = Vec::new();
     loop {
         while running.len() < opts.jobs.max(1) {
-            let Some(pos) = pending.iter().position(|p| p.seats.iter().all(|&s| !busy[s])) else {
+            let Some(pos) = pending
+                .iter()
+                .position(|p| p.seats.iter().all(|&s| !busy[s]))
+            else {
                 break;
             };
             let pairing = pending.remove(pos).expect("the position is in range");
@@ -266,7 +283,14 @@ async fn play_schedule(
             }
             let seated = pairing.seats.map(|s| Arc::clone(&bots[s]));
             let seed = derive_seed(opts.seed, pairing.game_id);
-            running.spawn(play_game(opts.game, opts.config, opts.limits, seated, seed, pairing));
+            running.spawn(play_game(
+                opts.game,
+                opts.config,
+                opts.limits,
+                seated,
+                seed,
+                pairing,
+            ));
         }
         let Some(joined) = running.join_next().await else {
             break;

@@ -66,7 +66,10 @@ impl BotLog {
                 loop {
                     match reader.read(&mut buf) {
                         Ok(0) => break,
-                        Ok(n) => sink.lock().unwrap_or_else(|e| e.into_inner()).write(&buf[..n]),
+                        Ok(n) => sink
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .write(&buf[..n]),
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                         Err(_) => break,
                     }

@@ -128,7 +128,10 @@ impl BotSpec {
                 .with_context(|| format!("bot `{}` has no usable name", dir.display()))?,
         };
         if name.trim().is_empty() || name.chars().any(char::is_control) {
-            bail!("`{}`: `name` must be printable and not empty", path.display());
+            bail!(
+                "`{}`: `name` must be printable and not empty",
+                path.display()
+            );
         }
         Ok(BotSpec {
             name,
@@ -158,8 +161,8 @@ fn is_executable(meta: &std::fs::Metadata) -> bool {
 /// The bots in `dir` (`bots/<game>/` by default): its subdirectories and executable files,
 /// by name, skipping hidden entries.
 pub fn discover(dir: &Path) -> Result<Vec<PathBuf>> {
-    let entries =
-        std::fs::read_dir(dir).with_context(|| format!("cannot list bots in `{}`", dir.display()))?;
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list bots in `{}`", dir.display()))?;
     let mut bots = Vec::new();
     for entry in entries {
         let entry = entry.with_context(|| format!("cannot list bots in `{}`", dir.display()))?;
@@ -230,12 +233,18 @@ mod tests {
         for (text, what) in [
             ("command = ", "bot.toml"),
             ("comand = \"x\"", "unknown field"),
-            ("command = \"x\"\nprotocol = \"carrier-pigeon\"", "unknown variant"),
+            (
+                "command = \"x\"\nprotocol = \"carrier-pigeon\"",
+                "unknown variant",
+            ),
             ("command = \"'x\"", "unbalanced quotes"),
             ("command = \"\"", "empty"),
         ] {
             write(tmp.path(), MANIFEST, text);
-            let err = format!("{:#}", BotSpec::load(tmp.path(), GameKind::Morra).unwrap_err());
+            let err = format!(
+                "{:#}",
+                BotSpec::load(tmp.path(), GameKind::Morra).unwrap_err()
+            );
             assert!(err.contains("bot.toml`"), "{text}: {err}");
             assert!(err.contains(what), "{text}: {err}");
         }

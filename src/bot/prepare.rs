@@ -86,7 +86,9 @@ pub async fn prepare(
 fn copy_tree(from: &Path, to: &Path, depth: u32) -> Result<()> {
     // Bot directories are shallow; a deep tree means a symbolic link loop.
     anyhow::ensure!(depth < 16, "`{}` is nested too deeply", from.display());
-    for entry in std::fs::read_dir(from).with_context(|| format!("cannot list `{}`", from.display()))? {
+    for entry in
+        std::fs::read_dir(from).with_context(|| format!("cannot list `{}`", from.display()))?
+    {
         let entry = entry.with_context(|| format!("cannot list `{}`", from.display()))?;
         let source = entry.path();
         let target = to.join(entry.file_name());
@@ -111,7 +113,10 @@ async fn run_build(
     limit: Duration,
 ) -> std::result::Result<(), String> {
     let program = resolve_program(&command[0], workdir)?;
-    log.note(&format!("build: {}", shlex::try_join(command.iter().map(String::as_str)).unwrap_or_default()));
+    log.note(&format!(
+        "build: {}",
+        shlex::try_join(command.iter().map(String::as_str)).unwrap_or_default()
+    ));
     let stderr = log.stderr().map_err(|e| e.to_string())?;
     let stdout = log.stderr().map_err(|e| e.to_string())?;
     let mut child = tokio::process::Command::new(&program)

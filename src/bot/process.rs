@@ -1,6 +1,7 @@
 //! Running a bot's processes: one per move (`argv`, `stdin`) or one per game (`lines`), each in
 //! its own process group, under a deadline, killed with everything it started when it is done.
 
+use std::ffi::OsString;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,7 +65,9 @@ pub fn encode_line(fields: &[String]) -> String {
 /// A bot playing one game through real processes.
 pub struct ProcessPlayer {
     bot: Arc<PreparedBot>,
-    env: [(&'static str, String); 3],
+    /// The whole environment of the game's processes, built once: changing a single variable
+    /// per spawn would make the standard library copy the whole environment on every spawn.
+    env: Vec<(OsString, OsString)>,
     limits: MoveLimits,
     /// The running process of a `lines` bot.
     session: Option<Session>,
@@ -80,11 +83,18 @@ struct Session {
 impl ProcessPlayer {
     /// A player for one game, with that game's seed for `ARENA_SEED`.
     pub fn new(bot: Arc<PreparedBot>, game: &str, seed: u64, limits: MoveLimits) -> Self {
-        let env = [
+        let arena = [
             ("ARENA_GAME", game.to_string()),
             ("ARENA_SEED", seed.to_string()),
-            ("ARENA_MOVE_TIME_MS", limits.move_time.as_millis().to_string()),
+            (
+                "ARENA_MOVE_TIME_MS",
+                limits.move_time.as_millis().to_string(),
+            ),
         ];
+        let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+            .filter(|(k, _)| !arena.iter().any(|(name, _)| k == name))
+            .collect();
+        env.extend(arena.map(|(k, v)| (k.into(), v.into())));
         ProcessPlayer {
             bot,
             env,
@@ -97,6 +107,7 @@ impl ProcessPlayer {
         let mut cmd = Command::new(&self.bot.program);
         cmd.args(&self.bot.args)
             .current_dir(&self.bot.workdir)
+            .env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
             // Its own group, so a timeout kills everything the bot started.
@@ -111,9 +122,12 @@ impl ProcessPlayer {
             .log
             .stderr()
             .map_err(|e| Failure::Crash(format!("cannot set up stderr: {e}")))?;
-        cmd.stderr(stderr)
-            .spawn()
-            .map_err(|e| Failure::Crash(format!("cannot start `{}`: {e}", self.bot.program.display())))
+        cmd.stderr(stderr).spawn().map_err(|e| {
+            Failure::Crash(format!(
+                "cannot start `{}`: {e}",
+                self.bot.program.display()
+            ))
+        })
     }
 
     /// One process for one move: `argv` or `stdin`.
@@ -167,7 +181,10 @@ impl ProcessPlayer {
         let session = self.session.as_mut().expect("the session was just started");
         let line = encode_line(fields);
         let exchange = async {
-            let stdin = session.stdin.as_mut().expect("stdin stays open during a game");
+            let stdin = session
+                .stdin
+                .as_mut()
+                .expect("stdin stays open during a game");
             if stdin.write_all(line.as_bytes()).await.is_err() || stdin.flush().await.is_err() {
                 return Err(None);
             }

@@ -162,7 +162,10 @@ mod tests {
     #[test]
     fn replies_need_two_integers_from_zero_to_five() {
         assert_eq!(Throw::parse("3 4"), Ok(throw(3, 4)));
-        assert_eq!(Throw::parse("  0\t5 trailing words are fine\n"), Ok(throw(0, 5)));
+        assert_eq!(
+            Throw::parse("  0\t5 trailing words are fine\n"),
+            Ok(throw(0, 5))
+        );
         assert_eq!(Throw::parse("2\n3"), Ok(throw(2, 3)));
         assert!(Throw::parse("6 0").unwrap_err().contains("`6`"));
         assert!(Throw::parse("3").unwrap_err().contains("no guess"));
@@ -185,8 +188,14 @@ mod tests {
         play_round(&mut game, "0 4", "4 1"); // A guessed 4 right: A +4
         play_round(&mut game, "4 3", "2 3"); // neither right
         play_round(&mut game, "2 5", "3 2"); // B guessed 2 right, A wrong: B +5
-        assert_eq!(game.request(Seat::A), ["042", "435", "4", "423", "132", "5"]);
-        assert_eq!(game.request(Seat::B), ["423", "132", "5", "042", "435", "4"]);
+        assert_eq!(
+            game.request(Seat::A),
+            ["042", "435", "4", "423", "132", "5"]
+        );
+        assert_eq!(
+            game.request(Seat::B),
+            ["423", "132", "5", "042", "435", "4"]
+        );
         assert_eq!(game.plies(), 3);
     }
 

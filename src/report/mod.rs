@@ -27,7 +27,8 @@ pub fn write_tables(dir: &Path, standings: &Standings) -> Result<()> {
     ];
     for (name, text) in TABLE_FILES.iter().zip(contents) {
         let path = dir.join(name);
-        std::fs::write(&path, text).with_context(|| format!("cannot write `{}`", path.display()))?;
+        std::fs::write(&path, text)
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
     }
     Ok(())
 }

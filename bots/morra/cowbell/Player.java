@@ -1,0 +1,1 @@
+../../adapters/java/Player.java

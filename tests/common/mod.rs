@@ -1,0 +1,97 @@
+//! Helpers shared by the integration tests: running the real binary on fixture bots.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// The directory of the fixture bots for a game.
+pub fn fixtures(game: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(game)
+}
+
+/// The bundled bots for a game.
+pub fn bundled(game: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("bots")
+        .join(game)
+}
+
+/// `arena` with the given arguments, run in the project directory.
+pub fn arena(args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Runs `arena` and asserts it succeeded, showing its stderr if not.
+pub fn arena_ok(args: &[&str]) -> Output {
+    let out = arena(args);
+    assert!(
+        out.status.success(),
+        "arena {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// One row of a games CSV, as a map from column to value.
+pub type Row = std::collections::BTreeMap<String, String>;
+
+/// The rows of `<out>/games.csv`.
+pub fn games(out: &Path) -> Vec<Row> {
+    let mut reader = csv::Reader::from_path(out.join("games.csv")).unwrap();
+    let header = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            header
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// The game between `x` and `y` (in either seat).
+pub fn game_between<'a>(rows: &'a [Row], x: &str, y: &str) -> &'a Row {
+    rows.iter()
+        .find(|r| (r["bot_a"] == x && r["bot_b"] == y) || (r["bot_a"] == y && r["bot_b"] == x))
+        .unwrap_or_else(|| panic!("no game between `{x}` and `{y}` in {rows:?}"))
+}
+
+/// The result of `row` from `bot`'s side: "win", "loss" or "draw".
+pub fn result_for(row: &Row, bot: &str) -> &'static str {
+    let seat = if row["bot_a"] == bot { "a" } else { "b" };
+    match row["result"].as_str() {
+        "draw" => "draw",
+        r if r == seat => "win",
+        _ => "loss",
+    }
+}
+
+/// The culprit of `row` as a bot name, if one bot is to blame.
+pub fn culprit(row: &Row) -> Option<&str> {
+    match row["culprit"].as_str() {
+        "a" => Some(row["bot_a"].as_str()),
+        "b" => Some(row["bot_b"].as_str()),
+        _ => None,
+    }
+}
+
+/// Whether a process is still alive (a zombie waiting for its parent counts as gone).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        }
+        Err(_) => false,
+    }
+}
