@@ -40,9 +40,23 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub rounds: u32,
 
-    /// Games per pairing in each round, seats alternating.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub games: u32,
+    /// Games per pairing in each round, who moves first alternating
+    /// [default: othello 2, gomoku 2, numeron 10, morra 1].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub games: Option<u32>,
+
+    /// Start each pair of colour-swapped games from the same random position reached by this
+    /// many random legal plies (othello, gomoku).
+    #[arg(long, default_value_t = 0)]
+    pub opening_plies: u32,
+
+    /// Digits in a Numer0n secret (3 to 5).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=5))]
+    pub digits: u8,
+
+    /// Do not write a replay of every game to `<OUT>/replays/`.
+    #[arg(long)]
+    pub no_replays: bool,
 
     /// Games played in parallel [default: the number of CPUs].
     #[arg(long, short = 'j', value_parser = clap::value_parser!(u32).range(1..))]
@@ -53,7 +67,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub seed: Option<u64>,
 
-    /// Wall time per move, e.g. `500ms`, `20s` [default: 500ms for morra].
+    /// Wall time per move, e.g. `500ms`, `20s`
+    /// [default: morra 500ms, othello 20s, numeron 5s, gomoku 60s].
     #[arg(long, value_parser = humantime::parse_duration)]
     pub move_time: Option<Duration>,
 
@@ -154,6 +169,12 @@ pub fn run_options(args: RunArgs) -> Result<RunOptions> {
         Some(j) => j as usize,
         None => num_cpus(),
     };
+    if args.opening_plies > 0 && !args.game.has_openings() {
+        bail!(
+            "`--opening-plies` applies to othello and gomoku, not `{}`",
+            args.game
+        );
+    }
     let seed = args.seed.unwrap_or_else(random_seed);
     let out = args.out.unwrap_or_else(|| {
         PathBuf::from("results").join(format!("{}-{}", args.game.name(), timestamp()))
@@ -162,15 +183,17 @@ pub fn run_options(args: RunArgs) -> Result<RunOptions> {
         game: args.game,
         config: GameConfig {
             morra_rounds: args.morra_rounds,
-            ..GameConfig::default()
+            digits: args.digits,
         },
         bots,
         rounds: args.rounds,
-        games: args.games,
+        games: args.games.unwrap_or(args.game.default_games()),
         jobs,
         seed,
+        opening_plies: args.opening_plies,
+        replays: !args.no_replays,
         limits: MoveLimits {
-            move_time: args.move_time.unwrap_or(default_move_time(args.game)),
+            move_time: args.move_time.unwrap_or(args.game.default_move_time()),
             startup_time: args.startup_time,
         },
         build_time: args.build_time,
@@ -183,12 +206,6 @@ pub fn run_options(args: RunArgs) -> Result<RunOptions> {
 
 fn num_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-fn default_move_time(game: GameKind) -> Duration {
-    match game {
-        GameKind::Morra => Duration::from_millis(500),
-    }
 }
 
 fn standings(args: StandingsArgs) -> Result<()> {

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod game;
 pub mod record;
 pub mod referee;
+pub mod replay;
 pub mod report;
 pub mod rng;
 pub mod schedule;

@@ -2,6 +2,9 @@
 //! the result, including forfeits for timeouts, illegal replies and crashes.
 
 use std::future::Future;
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use crate::game::{Rules, Seat, Turn, Winner};
 use crate::record::{Culprit, GameResult, Reason};
@@ -54,9 +57,27 @@ pub struct Outcome {
     pub faults: [Option<String>; 2],
 }
 
-/// Plays a game to its end. A player that fails forfeits the game at once, whatever the
-/// score; if both fail in the same turn the game is a draw.
-pub async fn play<P: Player + Send>(rules: &mut dyn Rules, players: [&mut P; 2]) -> Outcome {
+/// One request and its answer, as the referee saw it (for replays).
+#[derive(Debug)]
+pub struct Exchange<'a> {
+    pub seat: Seat,
+    pub request: &'a [String],
+    /// The reply, or why there was none.
+    pub reply: &'a Result<String, Failure>,
+    /// Wall time from the request to the reply.
+    pub think: Duration,
+    /// What was wrong, if this exchange lost the game (`illegal: ...`, `timeout: ...`).
+    pub fault: Option<&'a str>,
+}
+
+/// Plays a game to its end, telling `observe` about every exchange. A player that fails
+/// forfeits the game at once, whatever the score; if both fail in the same turn the game is
+/// a draw.
+pub async fn play<P: Player + Send>(
+    rules: &mut dyn Rules,
+    players: [&mut P; 2],
+    observe: &mut (dyn FnMut(Exchange<'_>) + Send),
+) -> Outcome {
     let [pa, pb] = players;
     let faults = loop {
         let mut faults: [Option<(Reason, String)>; 2] = [None, None];
@@ -64,9 +85,18 @@ pub async fn play<P: Player + Send>(rules: &mut dyn Rules, players: [&mut P; 2])
             Turn::Over => break faults,
             Turn::Both => {
                 let requests = [rules.request(Seat::A), rules.request(Seat::B)];
-                let (ra, rb) = tokio::join!(pa.ask(&requests[0]), pb.ask(&requests[1]));
-                for (seat, reply) in Seat::BOTH.into_iter().zip([ra, rb]) {
-                    faults[seat.index()] = judge(rules, seat, reply);
+                let (ra, rb) =
+                    tokio::join!(timed(pa.ask(&requests[0])), timed(pb.ask(&requests[1])));
+                for (seat, (reply, think)) in Seat::BOTH.into_iter().zip([ra, rb]) {
+                    let i = seat.index();
+                    faults[i] = judge(rules, seat, &reply);
+                    observe(Exchange {
+                        seat,
+                        request: &requests[i],
+                        reply: &reply,
+                        think,
+                        fault: faults[i].as_ref().map(|f| f.1.as_str()),
+                    });
                 }
             }
             Turn::One(seat) => {
@@ -75,8 +105,16 @@ pub async fn play<P: Player + Send>(rules: &mut dyn Rules, players: [&mut P; 2])
                     Seat::A => &mut *pa,
                     Seat::B => &mut *pb,
                 };
-                let reply = player.ask(&request).await;
-                faults[seat.index()] = judge(rules, seat, reply);
+                let (reply, think) = timed(player.ask(&request)).await;
+                let i = seat.index();
+                faults[i] = judge(rules, seat, &reply);
+                observe(Exchange {
+                    seat,
+                    request: &request,
+                    reply: &reply,
+                    think,
+                    fault: faults[i].as_ref().map(|f| f.1.as_str()),
+                });
             }
         }
         if faults.iter().any(Option::is_some) {
@@ -104,26 +142,33 @@ pub async fn play<P: Player + Send>(rules: &mut dyn Rules, players: [&mut P; 2])
         reason,
         culprit,
         plies: rules.plies(),
-        faults: faults.map(|f| f.map(|(r, d)| format!("{}: {d}", reason_name(r)))),
+        faults: faults.map(|f| f.map(|(_, d)| d)),
     }
 }
 
-/// Plays a reply, or says what was wrong with it.
+async fn timed<F: Future>(ask: F) -> (F::Output, Duration) {
+    let started = Instant::now();
+    let reply = ask.await;
+    (reply, started.elapsed())
+}
+
+/// Plays a reply, or says what was wrong with it (`illegal: ...`, `timeout: ...`).
 fn judge(
     rules: &mut dyn Rules,
     seat: Seat,
-    reply: Result<String, Failure>,
+    reply: &Result<String, Failure>,
 ) -> Option<(Reason, String)> {
-    match reply {
+    let (reason, detail) = match reply {
         Ok(text) => match rules.play(seat, text.trim()) {
-            Ok(()) => None,
-            Err(why) => Some((
+            Ok(()) => return None,
+            Err(why) => (
                 Reason::Illegal,
-                format!("{why} (reply `{}`)", shorten(&text)),
-            )),
+                format!("{} (reply `{}`)", shorten(&why), shorten(text)),
+            ),
         },
-        Err(failure) => Some((failure.reason(), failure.detail())),
-    }
+        Err(failure) => (failure.reason(), failure.detail()),
+    };
+    Some((reason, format!("{}: {detail}", reason_name(reason))))
 }
 
 /// The reason recorded when both players fail in different ways: a crash outranks a timeout,
@@ -151,9 +196,9 @@ fn reason_name(r: Reason) -> &'static str {
     }
 }
 
-/// A reply cut to a length that fits a log line.
+/// Text cut to a length that fits a log line: a reply, or a rules message quoting one.
 fn shorten(text: &str) -> String {
-    const MAX: usize = 80;
+    const MAX: usize = 120;
     match text.char_indices().nth(MAX) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_string(),
@@ -205,8 +250,10 @@ pub(crate) mod tests {
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
-        let outcome = rt.block_on(play(&mut game, [&mut pa, &mut pb]));
+        let mut seen = 0;
+        let outcome = rt.block_on(play(&mut game, [&mut pa, &mut pb], &mut |_| seen += 1));
         assert!(pa.finished && pb.finished);
+        assert_eq!(seen, 2 * (outcome.plies as usize + 1).min(rounds as usize));
         outcome
     }
 
@@ -280,7 +327,13 @@ pub(crate) mod tests {
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
-        rt.block_on(play(&mut game, [&mut pa, &mut pb]));
+        let mut thinks = Vec::new();
+        rt.block_on(play(&mut game, [&mut pa, &mut pb], &mut |e| {
+            thinks.push((e.seat, e.request.to_vec(), e.fault.is_none()))
+        }));
+        assert_eq!(thinks.len(), 6);
+        assert_eq!(thinks[0], (Seat::A, pa.seen[0].clone(), true));
+        assert_eq!(thinks[1].0, Seat::B);
         assert_eq!(pa.seen[0], ["", "", "0", "", "", "0"]);
         assert_eq!(pa.seen[2], ["04", "43", "4", "42", "13", "0"]);
         assert_eq!(pb.seen[2], ["42", "13", "0", "04", "43", "4"]);

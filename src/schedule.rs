@@ -9,6 +9,9 @@ pub struct Pairing {
     pub game_id: u64,
     /// Indices of the bots in seat A (moves first) and seat B.
     pub seats: [usize; 2],
+    /// The same for the two colour-swapped games of a pairing (the `game_id` of the first of
+    /// them), so both start from the same random opening.
+    pub opening: u64,
 }
 
 /// A round robin of `bots` bots, repeated `rounds` times, with `games` games per pairing in
@@ -49,6 +52,7 @@ pub fn round_robin(bots: usize, rounds: u32, games: u32) -> Vec<Pairing> {
                         round,
                         game_id,
                         seats: if swap { [b, a] } else { [a, b] },
+                        opening: game_id - u64::from(g % 2),
                     });
                 }
             }
@@ -112,6 +116,18 @@ mod tests {
                 .iter()
                 .all(|(k, &v)| by_pair.get(&[k[1], k[0]]) == Some(&v)));
         }
+    }
+
+    #[test]
+    fn colour_swapped_games_share_an_opening() {
+        let s = round_robin(3, 1, 4);
+        for pair in s.chunks(2) {
+            assert_eq!(pair[0].opening, pair[1].opening);
+            assert_eq!(pair[0].seats, [pair[1].seats[1], pair[1].seats[0]]);
+        }
+        let mut openings: Vec<u64> = s.iter().map(|p| p.opening).collect();
+        openings.dedup();
+        assert_eq!(openings.len(), s.len() / 2);
     }
 
     #[test]

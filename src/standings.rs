@@ -6,6 +6,7 @@
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
+use crate::game::GameKind;
 use crate::record::{Culprit, GameRecord, GameResult, Reason};
 
 /// Points for a win, a draw and a loss.
@@ -28,6 +29,27 @@ pub struct Standing {
     pub timeouts: u32,
     pub illegal: u32,
     pub crashes: u32,
+    /// Results in seat A (moving first) and in seat B.
+    pub as_first: Record,
+    pub as_second: Record,
+}
+
+/// Wins, draws and losses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Record {
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+}
+
+impl Record {
+    fn add(&mut self, points: u32) {
+        match points {
+            WIN_POINTS => self.wins += 1,
+            DRAW_POINTS => self.draws += 1,
+            _ => self.losses += 1,
+        }
+    }
 }
 
 impl Standing {
@@ -47,11 +69,16 @@ impl Standing {
 pub struct Cell {
     pub games: u32,
     pub points: u32,
+    /// Points taken moving first (seat A) and moving second.
+    pub points_first: u32,
+    pub points_second: u32,
 }
 
 /// The standings table and the cross-table, rows in standings order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Standings {
+    /// The game played (`None` for no games).
+    pub game: Option<GameKind>,
     pub rows: Vec<Standing>,
     /// `cross[i][j]`: results of `rows[i].bot` against `rows[j].bot`.
     pub cross: Vec<Vec<Cell>>,
@@ -88,6 +115,11 @@ pub fn compute(games: &[GameRecord]) -> Standings {
                 DRAW_POINTS => s.draws += 1,
                 _ => s.losses += 1,
             }
+            if i == 0 {
+                s.as_first.add(points[i]);
+            } else {
+                s.as_second.add(points[i]);
+            }
             s.score_for += scores[i];
             s.score_against += scores[1 - i];
             if culprits[i] {
@@ -101,6 +133,11 @@ pub fn compute(games: &[GameRecord]) -> Standings {
             let cell = pair.entry((bots[i], bots[1 - i])).or_default();
             cell.games += 1;
             cell.points += points[i];
+            if i == 0 {
+                cell.points_first += points[i];
+            } else {
+                cell.points_second += points[i];
+            }
         }
     }
 
@@ -125,13 +162,16 @@ pub fn compute(games: &[GameRecord]) -> Standings {
                 .collect()
         })
         .collect();
-    Standings { rows, cross }
+    Standings {
+        game: games.first().map(|g| g.game),
+        rows,
+        cross,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::GameKind;
 
     fn game(a: &str, b: &str, result: GameResult, reason: Reason, culprit: Culprit) -> GameRecord {
         GameRecord {
@@ -170,22 +210,30 @@ mod tests {
         assert_eq!(x.crashes, 1);
         let z = &s.rows[2];
         assert_eq!((z.timeouts, z.crashes, z.points), (1, 1, 1));
-        // x against y: one win; y against x: nothing.
-        assert_eq!(
-            s.cross[0][1],
-            Cell {
-                games: 1,
-                points: 2
-            }
-        );
-        assert_eq!(
-            s.cross[1][0],
-            Cell {
-                games: 1,
-                points: 0
-            }
-        );
+        // x against y: one win, moving first; y against x: nothing.
+        let win = Cell {
+            games: 1,
+            points: 2,
+            points_first: 2,
+            points_second: 0,
+        };
+        assert_eq!(s.cross[0][1], win);
+        assert_eq!(s.cross[1][0].points, 0);
         assert_eq!(s.cross[0][0], Cell::default());
+        // x won moving first (against y) and drew moving second (against z).
+        let record = |wins, draws, losses| Record {
+            wins,
+            draws,
+            losses,
+        };
+        assert_eq!(
+            (x.as_first, x.as_second),
+            (record(1, 0, 0), record(0, 1, 0))
+        );
+        assert_eq!(
+            (z.as_first, z.as_second),
+            (record(0, 1, 0), record(0, 0, 1))
+        );
     }
 
     #[test]

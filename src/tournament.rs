@@ -15,10 +15,12 @@ use tokio::task::JoinSet;
 use crate::bot::prepare::{prepare, PrepareOptions, PreparedBot};
 use crate::bot::process::{MoveLimits, ProcessPlayer};
 use crate::bot::BotSpec;
+use crate::game::Turn;
 use crate::game::{GameConfig, GameKind};
 use crate::record::{GameRecord, GameResult, GamesWriter, Reason};
 use crate::referee::{self, Outcome};
-use crate::rng::derive_seed;
+use crate::replay::Replay;
+use crate::rng::{derive_seed, Rng};
 use crate::schedule::{round_robin, Pairing};
 use crate::{report, standings};
 
@@ -34,6 +36,10 @@ pub struct RunOptions {
     pub games: u32,
     pub jobs: usize,
     pub seed: u64,
+    /// Random legal plies played before the bots take over (board games).
+    pub opening_plies: u32,
+    /// Write a replay of every game to `<out>/replays/`.
+    pub replays: bool,
     pub limits: MoveLimits,
     pub build_time: Duration,
     /// The most bytes of stderr kept per bot.
@@ -54,6 +60,7 @@ struct TournamentFile<'a> {
     rounds: u32,
     games_per_pairing: u32,
     seed: u64,
+    opening_plies: u32,
     jobs: usize,
     move_time_ms: u128,
     startup_time_ms: u128,
@@ -105,7 +112,12 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
         build_time: opts.build_time,
         log_cap: opts.log_cap,
     };
-    for dir in [&opts.out, &prep.work_root, &prep.logs_dir] {
+    let replays = opts.out.join("replays");
+    let mut dirs = vec![&opts.out, &prep.work_root, &prep.logs_dir];
+    if opts.replays {
+        dirs.push(&replays);
+    }
+    for dir in dirs {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create `{}`", dir.display()))?;
     }
@@ -131,6 +143,7 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
         rounds: opts.rounds,
         games_per_pairing: opts.games,
         seed: opts.seed,
+        opening_plies: opts.opening_plies,
         jobs: opts.jobs,
         move_time_ms: opts.limits.move_time.as_millis(),
         startup_time_ms: opts.limits.startup_time.as_millis(),
@@ -157,6 +170,7 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
 
     let schedule = round_robin(bots.len(), opts.rounds, opts.games);
     let mut writer = GamesWriter::create(&games_path)?;
+    let opts = Arc::new(opts);
     let records = play_schedule(&opts, &run_id, &bots, schedule, &mut writer).await?;
 
     let table = standings::compute(&records);
@@ -258,7 +272,7 @@ fn file_names(specs: &[BotSpec]) -> Vec<String> {
 /// Plays every game of the schedule, at most `jobs` at once and never two games of one bot
 /// at once (its working directory holds its state), appending each record as it ends.
 async fn play_schedule(
-    opts: &RunOptions,
+    opts: &Arc<RunOptions>,
     run_id: &str,
     bots: &[Arc<PreparedBot>],
     schedule: Vec<Pairing>,
@@ -281,16 +295,17 @@ async fn play_schedule(
             for s in pairing.seats {
                 busy[s] = true;
             }
-            let seated = pairing.seats.map(|s| Arc::clone(&bots[s]));
-            let seed = derive_seed(opts.seed, pairing.game_id);
-            running.spawn(play_game(
-                opts.game,
-                opts.config,
-                opts.limits,
-                seated,
-                seed,
+            let game = GameSetup {
+                bots: pairing.seats.map(|s| Arc::clone(&bots[s])),
+                seed: derive_seed(opts.seed, pairing.game_id),
                 pairing,
-            ));
+                replay: opts.replays.then(|| {
+                    opts.out
+                        .join("replays")
+                        .join(format!("{}.jsonl", pairing.game_id))
+                }),
+            };
+            running.spawn(play_game(Arc::clone(opts), run_id.to_string(), game));
         }
         let Some(joined) = running.join_next().await else {
             break;
@@ -333,21 +348,82 @@ async fn play_schedule(
     Ok(records)
 }
 
-async fn play_game(
-    game: GameKind,
-    config: GameConfig,
-    limits: MoveLimits,
+/// What one game of the schedule needs.
+struct GameSetup {
     bots: [Arc<PreparedBot>; 2],
+    /// The game's seed, for `ARENA_SEED`.
     seed: u64,
     pairing: Pairing,
+    replay: Option<PathBuf>,
+}
+
+async fn play_game(
+    opts: Arc<RunOptions>,
+    run_id: String,
+    setup: GameSetup,
 ) -> (Pairing, Outcome, Duration) {
     let started = Instant::now();
+    let GameSetup {
+        bots,
+        seed,
+        pairing,
+        replay,
+    } = setup;
+    let names = bots.each_ref().map(|b| b.spec.name.clone());
+    let opening_seed = derive_seed(opts.seed ^ OPENING_SALT, pairing.opening);
+    let (mut rules, opening) = opening(opts.game, &opts.config, opts.opening_plies, opening_seed);
+    let mut replay = replay.and_then(|path| {
+        Replay::create(&path, &opts, &run_id, &pairing, &names, seed, &opening)
+            .map_err(|e| eprintln!("warning: no replay for game {}: {e:#}", pairing.game_id))
+            .ok()
+    });
     let [a, b] = bots;
-    let mut pa = ProcessPlayer::new(a, game.name(), seed, limits);
-    let mut pb = ProcessPlayer::new(b, game.name(), seed, limits);
-    let mut rules = game.new_game(&config);
-    let outcome = referee::play(rules.as_mut(), [&mut pa, &mut pb]).await;
+    let mut pa = ProcessPlayer::new(a, opts.game.name(), seed, opts.limits);
+    let mut pb = ProcessPlayer::new(b, opts.game.name(), seed, opts.limits);
+    let with_requests = opts.game != GameKind::Morra;
+    let outcome = referee::play(rules.as_mut(), [&mut pa, &mut pb], &mut |e| {
+        if let Some(r) = replay.as_mut() {
+            r.exchange(&e, with_requests);
+        }
+    })
+    .await;
+    if let Some(r) = replay {
+        r.finish(&outcome);
+    }
     (pairing, outcome, started.elapsed())
+}
+
+/// Mixed into the tournament seed for openings, so they are independent of game seeds.
+const OPENING_SALT: u64 = 0x6f70_656e_696e_6773;
+
+/// A game after `plies` random legal plies, and those plies. Openings that end the game are
+/// drawn again; if none can be found the game starts from the usual position.
+pub fn opening(
+    game: GameKind,
+    config: &GameConfig,
+    plies: u32,
+    seed: u64,
+) -> (Box<dyn crate::game::Rules>, Vec<String>) {
+    let mut rng = Rng::new(seed);
+    if plies > 0 && game.has_openings() {
+        for _ in 0..100 {
+            let mut rules = game.new_game(config);
+            let mut moves = Vec::new();
+            while moves.len() < plies as usize {
+                let Turn::One(seat) = rules.turn() else { break };
+                let legal = rules.legal_moves();
+                let Some(mv) = rng.choose(&legal) else { break };
+                rules
+                    .play(seat, mv)
+                    .expect("a move from `legal_moves` is legal");
+                moves.push(mv.clone());
+            }
+            if moves.len() == plies as usize && rules.turn() != Turn::Over {
+                return (rules, moves);
+            }
+        }
+    }
+    (game.new_game(config), Vec::new())
 }
 
 fn progress_bar(games: u64, wanted: bool) -> ProgressBar {

@@ -28,10 +28,12 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    /// The protocol a bot gets when its manifest names none.
+    /// The protocol a bot gets when its manifest names none: `argv` for Morra, as in the
+    /// KotH; `lines` for the turn-based games, whose bots keep a process for the game.
     pub fn default_for(game: GameKind) -> Protocol {
         match game {
             GameKind::Morra => Protocol::Argv,
+            GameKind::Othello | GameKind::Numeron | GameKind::Gomoku => Protocol::Lines,
         }
     }
 }

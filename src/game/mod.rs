@@ -5,10 +5,14 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub mod gomoku;
 pub mod morra;
+pub mod numeron;
+pub mod othello;
 
 /// One of the two players of a game. `A` is seat 1: the player who moves first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -104,7 +108,14 @@ impl Default for GameConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum GameKind {
+    /// The code-golf KotH Morra: 1000 simultaneous rounds of a choice and a guess.
     Morra,
+    /// Othello (Reversi) on 8x8, black first.
+    Othello,
+    /// Numer0n: guess the opponent's secret digits from EAT/BITE answers.
+    Numeron,
+    /// Gomoku (freestyle) on 15x15: five or more in a row wins.
+    Gomoku,
 }
 
 impl GameKind {
@@ -112,6 +123,9 @@ impl GameKind {
     pub fn name(self) -> &'static str {
         match self {
             GameKind::Morra => "morra",
+            GameKind::Othello => "othello",
+            GameKind::Numeron => "numeron",
+            GameKind::Gomoku => "gomoku",
         }
     }
 
@@ -119,6 +133,39 @@ impl GameKind {
     pub fn new_game(self, config: &GameConfig) -> Box<dyn Rules> {
         match self {
             GameKind::Morra => Box::new(morra::Morra::new(config.morra_rounds)),
+            GameKind::Othello => Box::new(othello::Othello::new()),
+            GameKind::Numeron => Box::new(numeron::Numeron::new(config.digits)),
+            GameKind::Gomoku => Box::new(gomoku::Gomoku::new()),
+        }
+    }
+
+    /// Whether one player moves first, so that results as first and as second player differ.
+    /// Morra's rounds are simultaneous: its seats are only names.
+    pub fn has_first_player(self) -> bool {
+        self != GameKind::Morra
+    }
+
+    /// Whether `--opening-plies` applies: board games whose rules list the legal moves.
+    pub fn has_openings(self) -> bool {
+        matches!(self, GameKind::Othello | GameKind::Gomoku)
+    }
+
+    /// The default wall time per move.
+    pub fn default_move_time(self) -> Duration {
+        Duration::from_millis(match self {
+            GameKind::Morra => 500,
+            GameKind::Othello => 20_000,
+            GameKind::Numeron => 5_000,
+            GameKind::Gomoku => 60_000,
+        })
+    }
+
+    /// The default number of games per pairing in each round, colours alternating.
+    pub fn default_games(self) -> u32 {
+        match self {
+            GameKind::Morra => 1,
+            GameKind::Othello | GameKind::Gomoku => 2,
+            GameKind::Numeron => 10,
         }
     }
 }

@@ -44,12 +44,24 @@ pub fn standings(s: &Standings) -> Result<String> {
 }
 
 /// `crosstable.csv`: the points each row bot took from each column bot (empty where they
-/// never met), then the row bot's total points.
+/// never met), then the row bot's total points and its record moving first (seat A) and
+/// moving second.
 pub fn crosstable(s: &Standings) -> Result<String> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let mut header = vec!["bot".to_string()];
     header.extend(s.rows.iter().map(|r| r.bot.clone()));
-    header.push("points".to_string());
+    header.extend(
+        [
+            "points",
+            "first_wins",
+            "first_draws",
+            "first_losses",
+            "second_wins",
+            "second_draws",
+            "second_losses",
+        ]
+        .map(String::from),
+    );
     w.write_record(&header)?;
     for (row, cells) in s.rows.iter().zip(&s.cross) {
         let mut record = vec![row.bot.clone()];
@@ -61,6 +73,9 @@ pub fn crosstable(s: &Standings) -> Result<String> {
             }
         }));
         record.push(row.points.to_string());
+        for r in [row.as_first, row.as_second] {
+            record.extend([r.wins, r.draws, r.losses].map(|n| n.to_string()));
+        }
         w.write_record(&record)?;
     }
     finish(w)

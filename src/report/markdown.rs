@@ -51,11 +51,17 @@ pub fn standings(s: &Standings) -> String {
 }
 
 /// `crosstable.md`: points of each row bot against each column bot; `·` on the diagonal,
-/// empty where two bots never met.
+/// empty where two bots never met. In games with a first player each cell also splits the
+/// points into those taken moving first and moving second, `3 (2+1)`, and two columns give
+/// each bot's record (wins-draws-losses) moving first and moving second.
 pub fn crosstable(s: &Standings) -> String {
+    let split = s.game.is_some_and(|g| g.has_first_player());
     let mut header = vec!["bot".to_string()];
     header.extend((1..=s.rows.len()).map(|i| i.to_string()));
     header.push("points".to_string());
+    if split {
+        header.extend(["as first".to_string(), "as second".to_string()]);
+    }
     let mut align = vec![Align::Right; header.len()];
     align[0] = Align::Left;
     let rows = s
@@ -70,11 +76,18 @@ pub fn crosstable(s: &Standings) -> String {
                     "·".to_string()
                 } else if c.games == 0 {
                     String::new()
+                } else if split {
+                    format!("{} ({}+{})", c.points, c.points_first, c.points_second)
                 } else {
                     c.points.to_string()
                 }
             }));
             line.push(row.points.to_string());
+            if split {
+                for r in [row.as_first, row.as_second] {
+                    line.push(format!("{}-{}-{}", r.wins, r.draws, r.losses));
+                }
+            }
             line
         })
         .collect();
@@ -158,5 +171,35 @@ mod tests {
         let text = standings(&s);
         assert!(text.starts_with("| rank | bot"), "{text}");
         assert!(text.contains("Quinn\\|Valor"));
+    }
+
+    #[test]
+    fn games_with_a_first_player_split_the_crosstable() {
+        let game = |a: &str, b: &str, result| GameRecord {
+            run: "r".into(),
+            round: 1,
+            game_id: 1,
+            game: GameKind::Othello,
+            bot_a: a.into(),
+            bot_b: b.into(),
+            score_a: 40,
+            score_b: 24,
+            result,
+            reason: Reason::Normal,
+            culprit: Culprit::Nobody,
+            plies: 60,
+            duration_ms: 5,
+        };
+        let s = crate::standings::compute(&[
+            game("ab", "greedy", GameResult::A),
+            game("greedy", "ab", GameResult::Draw),
+        ]);
+        let expected = [
+            "| bot       |       1 |       2 | points | as first | as second |",
+            "| :-------- | ------: | ------: | -----: | -------: | --------: |",
+            "| 1. ab     |       · | 3 (2+1) |      3 |    1-0-0 |     0-1-0 |",
+            "| 2. greedy | 1 (1+0) |       · |      1 |    0-1-0 |     0-0-1 |",
+        ];
+        assert_eq!(crosstable(&s).lines().collect::<Vec<_>>(), expected);
     }
 }
