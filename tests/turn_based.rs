@@ -143,16 +143,7 @@ fn sample_bots_play_cleanly(game: &str, extra: &[&str]) -> (tempfile::TempDir, P
         "--out",
         &path(again.clone()),
     ]);
-    for file in [
-        "standings.csv",
-        "standings.md",
-        "crosstable.csv",
-        "crosstable.md",
-    ] {
-        let a = std::fs::read(out.join(file)).unwrap();
-        let b = std::fs::read(again.join(file)).unwrap();
-        assert!(a == b, "{game}: `{file}` differs");
-    }
+    assert_same_tables(&out, &again);
     (tmp, out)
 }
 

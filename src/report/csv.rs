@@ -25,20 +25,7 @@ pub fn standings(s: &Standings) -> Result<String> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record(STANDINGS_HEADER)?;
     for r in &s.rows {
-        w.write_record([
-            r.rank.to_string(),
-            r.bot.clone(),
-            r.games.to_string(),
-            r.wins.to_string(),
-            r.draws.to_string(),
-            r.losses.to_string(),
-            r.points.to_string(),
-            r.score_for.to_string(),
-            r.score_against.to_string(),
-            r.timeouts.to_string(),
-            r.illegal.to_string(),
-            r.crashes.to_string(),
-        ])?;
+        w.write_record(super::standing_cells(r))?;
     }
     finish(w)
 }

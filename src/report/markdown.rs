@@ -31,20 +31,9 @@ pub fn standings(s: &Standings) -> String {
         .rows
         .iter()
         .map(|r| {
-            vec![
-                r.rank.to_string(),
-                escape(&r.bot),
-                r.games.to_string(),
-                r.wins.to_string(),
-                r.draws.to_string(),
-                r.losses.to_string(),
-                r.points.to_string(),
-                r.score_for.to_string(),
-                r.score_against.to_string(),
-                r.timeouts.to_string(),
-                r.illegal.to_string(),
-                r.crashes.to_string(),
-            ]
+            let mut cells = super::standing_cells(r);
+            cells[1] = escape(&r.bot);
+            cells
         })
         .collect();
     table(header.iter().map(|h| h.to_string()).collect(), &align, rows)

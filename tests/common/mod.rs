@@ -95,3 +95,24 @@ pub fn alive(pid: u32) -> bool {
         Err(_) => false,
     }
 }
+
+/// Asserts that two output directories hold byte-identical standings and cross-tables.
+pub fn assert_same_tables(a: &Path, b: &Path) {
+    for file in [
+        "standings.csv",
+        "standings.md",
+        "crosstable.csv",
+        "crosstable.md",
+    ] {
+        let (x, y) = (
+            std::fs::read(a.join(file)).unwrap(),
+            std::fs::read(b.join(file)).unwrap(),
+        );
+        assert!(
+            x == y,
+            "`{file}` differs between `{}` and `{}`",
+            a.display(),
+            b.display()
+        );
+    }
+}
