@@ -55,6 +55,8 @@ pub struct RunOptions {
 struct TournamentFile<'a> {
     arena_version: &'static str,
     run: &'a str,
+    /// When the tournament started (UTC, RFC 3339).
+    started_at: String,
     game: GameKind,
     config: GameConfig,
     rounds: u32,
@@ -95,6 +97,7 @@ pub struct Summary {
 /// Runs a tournament into `opts.out`.
 pub async fn run(opts: RunOptions) -> Result<Summary> {
     let started = Instant::now();
+    let started_wall = std::time::SystemTime::now();
     let specs = crate::bot::load_all(&opts.bots, opts.game)?;
     if specs.len() < 2 {
         bail!("a tournament needs at least two bots, got {}", specs.len());
@@ -138,6 +141,7 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
     let info = TournamentFile {
         arena_version: env!("CARGO_PKG_VERSION"),
         run: &run_id,
+        started_at: humantime::format_rfc3339_seconds(started_wall).to_string(),
         game: opts.game,
         config: opts.config,
         rounds: opts.rounds,
@@ -340,8 +344,8 @@ async fn play_schedule(
             duration_ms: elapsed.as_millis() as u64,
         };
         writer.append(&record)?;
-        progress.set_message(describe(&record));
         progress.inc(1);
+        progress.set_message(describe(&record));
         records.push(record);
     }
     progress.finish_and_clear();

@@ -24,6 +24,7 @@ fn argv_bots_get_six_arguments_with_empty_histories_in_round_one() {
         &fixture("record-args"),
         &fixture("constant"),
         &fixture("echo-lines"),
+        &fixture("echo-stdin"),
         "--morra-rounds",
         "3",
         "--seed",
@@ -34,13 +35,14 @@ fn argv_bots_get_six_arguments_with_empty_histories_in_round_one() {
     ]);
     let log = std::fs::read_to_string(out.join("work/record-args/args.log")).unwrap();
     let calls: Vec<&str> = log.lines().collect();
-    // Two games of three rounds; the first game is against whichever opponent came first.
-    assert_eq!(calls.len(), 6, "{log}");
+    // Three games of three rounds.
+    assert_eq!(calls.len(), 9, "{log}");
     assert_eq!(calls[0], "6 [] [] [0] [] [] [0]");
     assert_eq!(calls[3], "6 [] [] [0] [] [] [0]");
+    assert_eq!(calls[6], "6 [] [] [0] [] [] [0]");
     // record-args always plays `1 2`; `constant` plays `0 0` and `echo-lines` plays `1 2`:
     // nobody ever guesses right, so the scores stay 0.
-    let third: Vec<&str> = [calls[2], calls[5]].to_vec();
+    let third: Vec<&str> = [calls[2], calls[5], calls[8]].to_vec();
     assert!(third.contains(&"6 [11] [22] [0] [00] [00] [0]"), "{log}");
     assert!(third.contains(&"6 [11] [22] [0] [11] [22] [0]"), "{log}");
 
@@ -52,12 +54,20 @@ fn argv_bots_get_six_arguments_with_empty_histories_in_round_one() {
         lines.contains(&"11 22 0 00 00 0") && lines.contains(&"11 22 0 11 22 0"),
         "{requests}"
     );
+    // The `stdin` bot gets the same line, and no arguments, in a new process each move.
+    let requests = std::fs::read_to_string(out.join("work/echo-stdin/requests.log")).unwrap();
+    let lines: Vec<&str> = requests.lines().collect();
+    assert_eq!(lines.len(), 9, "{requests}");
+    assert_eq!(lines[0], "0 - - 0 - - 0");
+    assert!(lines.contains(&"0 11 22 0 00 00 0"), "{requests}");
 
     // Each game gets its own seed, the same for both players, and every round of a game the same.
     let seeds = std::fs::read_to_string(out.join("work/record-args/seeds.log")).unwrap();
     let seeds: Vec<&str> = seeds.lines().collect();
-    assert_eq!(seeds.len(), 6);
-    assert!(seeds[..3].iter().all(|s| *s == seeds[0]) && seeds[3..].iter().all(|s| *s == seeds[3]));
+    assert_eq!(seeds.len(), 9);
+    assert!(
+        seeds[..3].iter().all(|s| *s == seeds[0]) && seeds[3..6].iter().all(|s| *s == seeds[3])
+    );
     assert_ne!(seeds[0], seeds[3]);
     assert!(seeds[0].parse::<u64>().is_ok());
 }

@@ -154,7 +154,8 @@ async fn run_build(
 /// to the bot's directory), any other name is looked up on `PATH`.
 pub fn resolve_program(program: &str, workdir: &Path) -> std::result::Result<PathBuf, String> {
     if program.contains('/') {
-        let path = workdir.join(program);
+        // `./bot` names the same file as `bot`; keep resolved paths free of `/./`.
+        let path = workdir.join(program.trim_start_matches("./"));
         return match std::fs::metadata(&path) {
             Ok(meta) if super::is_executable(&meta) => Ok(path),
             Ok(_) => Err(format!(
