@@ -25,6 +25,22 @@ pub enum Command {
     Run(RunArgs),
     /// Recompute the standings and cross-table from one or more games CSVs.
     Standings(StandingsArgs),
+    /// Continue an interrupted tournament from its output directory.
+    Resume(ResumeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The interrupted tournament's output directory (with `tournament.json` and `games.csv`).
+    pub dir: PathBuf,
+
+    /// Games played in parallel [default: as in the interrupted run].
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -118,14 +134,28 @@ pub fn main() -> Result<()> {
     match cli.command {
         Command::Run(args) => run(args),
         Command::Standings(args) => standings(args),
+        Command::Resume(args) => {
+            let jobs = args.jobs.map(|j| j as usize);
+            let quiet = args.quiet;
+            let dir = args.dir.clone();
+            play(
+                jobs.unwrap_or(num_cpus()),
+                quiet,
+                &args.dir,
+                move || async move { tournament::resume(&dir, jobs, !quiet).await },
+            )
+        }
     }
 }
 
-fn run(args: RunArgs) -> Result<()> {
-    let opts = run_options(args)?;
+/// Runs a tournament future on a runtime sized for `jobs` parallel games, and reports.
+fn play<F, Fut>(jobs: usize, quiet: bool, out: &std::path::Path, start: F) -> Result<()>
+where
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Result<tournament::Summary>>,
+{
     // Games mostly wait on their bots; one thread per parallel game is plenty, and with one
     // game at a time a single thread saves every cross-thread wake-up.
-    let jobs = opts.jobs;
     let runtime = if jobs == 1 {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -137,18 +167,32 @@ fn run(args: RunArgs) -> Result<()> {
             .build()
     }
     .context("cannot start the async runtime")?;
-    let out = opts.out.clone();
-    let quiet = !opts.progress;
-    let summary = runtime.block_on(tournament::run(opts))?;
-    if !quiet {
-        eprintln!(
-            "played {} games in {:.1} s; results in `{}`",
-            summary.games,
-            summary.elapsed.as_secs_f64(),
-            out.display()
-        );
+    match runtime.block_on(start()) {
+        Ok(summary) => {
+            if !quiet {
+                eprintln!(
+                    "played {} games in {:.1} s; results in `{}`",
+                    summary.games,
+                    summary.elapsed.as_secs_f64(),
+                    out.display()
+                );
+            }
+            Ok(())
+        }
+        Err(e) => match e.downcast_ref::<tournament::Interrupted>() {
+            Some(interrupted) => {
+                eprintln!("{interrupted}");
+                std::process::exit(130);
+            }
+            None => Err(e),
+        },
     }
-    Ok(())
+}
+
+fn run(args: RunArgs) -> Result<()> {
+    let opts = run_options(args)?;
+    let (jobs, quiet, out) = (opts.jobs, !opts.progress, opts.out.clone());
+    play(jobs, quiet, &out, move || tournament::run(opts))
 }
 
 /// Turns the command line into validated run options.

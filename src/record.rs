@@ -94,10 +94,18 @@ pub fn read_games(paths: &[PathBuf]) -> Result<Vec<GameRecord>> {
 }
 
 fn read_games_file(path: &Path) -> Result<Vec<GameRecord>> {
-    let file = File::open(path).with_context(|| format!("cannot open `{}`", path.display()))?;
+    let bytes = std::fs::read(path).with_context(|| format!("cannot open `{}`", path.display()))?;
+    let complete = complete_lines(&bytes);
+    if complete < bytes.len() {
+        let line = bytes[..complete].iter().filter(|&&b| b == b'\n').count() + 1;
+        eprintln!(
+            "warning: `{}`: ignoring the torn last line {line} (the run was interrupted while writing it)",
+            path.display()
+        );
+    }
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
-        .from_reader(file);
+        .from_reader(&bytes[..complete]);
     let header = reader
         .headers()
         .with_context(|| format!("`{}`: cannot read the header line", path.display()))?
@@ -127,6 +135,12 @@ fn read_games_file(path: &Path) -> Result<Vec<GameRecord>> {
     Ok(games)
 }
 
+/// The length of `bytes` up to and including its last newline: rows are written whole, each
+/// ending with a newline, so anything after the last one is a row torn by a killed controller.
+fn complete_lines(bytes: &[u8]) -> usize {
+    bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+}
+
 /// Appends finished games to `games.csv`, each one flushed to disk as it is written, so a
 /// killed controller loses no finished game.
 pub struct GamesWriter {
@@ -144,6 +158,26 @@ impl GamesWriter {
             .with_context(|| format!("cannot create `{}`", path.display()))?;
         writeln!(file, "{}", HEADER.join(","))
             .with_context(|| format!("cannot write `{}`", path.display()))?;
+        Ok(GamesWriter {
+            file,
+            path: path.to_owned(),
+        })
+    }
+
+    /// Opens an existing `games.csv` to add more games, cutting off a torn last line.
+    pub fn reopen(path: &Path) -> Result<Self> {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot open `{}`", path.display()))?;
+        let complete = complete_lines(&bytes);
+        if complete < bytes.len() {
+            file.set_len(complete as u64)
+                .and_then(|()| file.sync_data())
+                .with_context(|| format!("cannot cut the torn line of `{}`", path.display()))?;
+        }
         Ok(GamesWriter {
             file,
             path: path.to_owned(),
@@ -204,6 +238,29 @@ mod tests {
         );
         assert_eq!(text.lines().nth(2).unwrap().split(',').nth(11), Some(""));
         assert_eq!(read_games(&[path]).unwrap(), vec![sample(), second]);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_ignored_and_cut_before_appending() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.csv");
+        let mut writer = GamesWriter::create(&path).unwrap();
+        writer.append(&sample()).unwrap();
+        drop(writer);
+        // A controller killed in the middle of a row.
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str("r1,1,4,morra,x,y,1");
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(
+            read_games(std::slice::from_ref(&path)).unwrap(),
+            vec![sample()]
+        );
+
+        let mut writer = GamesWriter::reopen(&path).unwrap();
+        let mut next = sample();
+        next.game_id = 4;
+        writer.append(&next).unwrap();
+        assert_eq!(read_games(&[path]).unwrap(), vec![sample(), next]);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Runs a whole tournament: prepares the bots, plays the schedule on `--jobs` parallel games,
 //! records every game as it ends, and writes the standings.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::task::JoinSet;
 
 use crate::bot::prepare::{prepare, PrepareOptions, PreparedBot};
@@ -17,7 +17,7 @@ use crate::bot::process::{MoveLimits, ProcessPlayer};
 use crate::bot::BotSpec;
 use crate::game::Turn;
 use crate::game::{GameConfig, GameKind};
-use crate::record::{GameRecord, GameResult, GamesWriter, Reason};
+use crate::record::{read_games, GameRecord, GameResult, GamesWriter, Reason};
 use crate::referee::{self, Outcome};
 use crate::replay::Replay;
 use crate::rng::{derive_seed, Rng};
@@ -50,51 +50,90 @@ pub struct RunOptions {
     pub progress: bool,
 }
 
-/// `tournament.json`: what is needed to understand and rerun a tournament.
-#[derive(Debug, Serialize)]
-struct TournamentFile<'a> {
-    arena_version: &'static str,
-    run: &'a str,
+/// `tournament.json`: what is needed to understand, rerun and resume a tournament.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct TournamentFile {
+    pub arena_version: String,
+    pub run: String,
     /// When the tournament started (UTC, RFC 3339).
-    started_at: String,
-    game: GameKind,
-    config: GameConfig,
-    rounds: u32,
-    games_per_pairing: u32,
-    seed: u64,
-    opening_plies: u32,
-    jobs: usize,
-    move_time_ms: u128,
-    startup_time_ms: u128,
-    build_time_ms: u128,
-    bots: Vec<BotEntry<'a>>,
-    excluded: Vec<Excluded<'a>>,
+    pub started_at: String,
+    pub game: GameKind,
+    pub config: GameConfig,
+    pub rounds: u32,
+    pub games_per_pairing: u32,
+    pub seed: u64,
+    pub opening_plies: u32,
+    pub replays: bool,
+    pub jobs: usize,
+    pub move_time_ms: u64,
+    pub startup_time_ms: u64,
+    pub build_time_ms: u64,
+    pub log_limit: u64,
+    pub keep_work: bool,
+    /// The bots that play, in schedule order.
+    pub bots: Vec<BotEntry>,
+    /// Bots that could not play, and why.
+    pub excluded: Vec<Excluded>,
 }
 
-#[derive(Debug, Serialize)]
-struct BotEntry<'a> {
-    #[serde(flatten)]
-    spec: &'a BotSpec,
+/// A bot in `tournament.json`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct BotEntry {
+    pub name: String,
+    /// The bot's directory or file, absolute.
+    pub source: PathBuf,
+    pub command: Vec<String>,
+    pub protocol: crate::bot::Protocol,
     /// The program the command resolved to.
-    program: &'a Path,
+    pub program: PathBuf,
+    /// SHA-256 of each of the bot's files, by path within the bot, so a resumed tournament
+    /// can refuse bots that changed.
+    pub checksums: BTreeMap<String, String>,
 }
 
-#[derive(Debug, Serialize)]
-struct Excluded<'a> {
-    name: &'a str,
-    source: &'a Path,
-    reason: &'a str,
+/// A bot left out of `tournament.json`'s tournament.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Excluded {
+    pub name: String,
+    pub source: PathBuf,
+    pub reason: String,
+}
+
+/// The tournament file of an output directory.
+pub fn tournament_file(out: &Path) -> PathBuf {
+    out.join("tournament.json")
 }
 
 /// What a finished run reports.
 #[derive(Debug)]
 pub struct Summary {
     pub games: usize,
-    pub excluded: Vec<(String, String)>,
     pub elapsed: Duration,
 }
 
-/// Runs a tournament into `opts.out`.
+/// A tournament stopped by Ctrl-C: its finished games are safe and it can be resumed.
+#[derive(Debug)]
+pub struct Interrupted {
+    pub played: usize,
+    pub total: usize,
+    pub out: PathBuf,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "interrupted with {} of {} games played; continue with `arena resume {}`",
+            self.played,
+            self.total,
+            self.out.display()
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// Runs a new tournament into `opts.out`.
 pub async fn run(opts: RunOptions) -> Result<Summary> {
     let started = Instant::now();
     let started_wall = std::time::SystemTime::now();
@@ -105,25 +144,12 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
     let games_path = opts.out.join("games.csv");
     if games_path.exists() {
         bail!(
-            "`{}` already exists: choose another `--out`",
-            games_path.display()
+            "`{}` already exists: choose another `--out`, or continue it with `arena resume {}`",
+            games_path.display(),
+            opts.out.display()
         );
     }
-    let prep = PrepareOptions {
-        work_root: opts.out.join("work"),
-        logs_dir: opts.out.join("logs"),
-        build_time: opts.build_time,
-        log_cap: opts.log_cap,
-    };
-    let replays = opts.out.join("replays");
-    let mut dirs = vec![&opts.out, &prep.work_root, &prep.logs_dir];
-    if opts.replays {
-        dirs.push(&replays);
-    }
-    for dir in dirs {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create `{}`", dir.display()))?;
-    }
+    let prep = prepare_options(&opts, false)?;
     let run_id = opts
         .out
         .file_name()
@@ -137,10 +163,21 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
     if bots.len() < 2 {
         bail!("fewer than two bots are ready to play (see the warnings above)");
     }
-
+    let mut entries = Vec::new();
+    for b in &bots {
+        entries.push(BotEntry {
+            name: b.spec.name.clone(),
+            source: std::path::absolute(&b.spec.source)
+                .with_context(|| format!("cannot resolve `{}`", b.spec.source.display()))?,
+            command: b.spec.command.clone(),
+            protocol: b.spec.protocol,
+            program: b.program.clone(),
+            checksums: crate::bot::checksums(&b.spec.source)?,
+        });
+    }
     let info = TournamentFile {
-        arena_version: env!("CARGO_PKG_VERSION"),
-        run: &run_id,
+        arena_version: env!("CARGO_PKG_VERSION").to_string(),
+        run: run_id.clone(),
         started_at: humantime::format_rfc3339_seconds(started_wall).to_string(),
         game: opts.game,
         config: opts.config,
@@ -148,34 +185,186 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
         games_per_pairing: opts.games,
         seed: opts.seed,
         opening_plies: opts.opening_plies,
+        replays: opts.replays,
         jobs: opts.jobs,
-        move_time_ms: opts.limits.move_time.as_millis(),
-        startup_time_ms: opts.limits.startup_time.as_millis(),
-        build_time_ms: opts.build_time.as_millis(),
-        bots: bots
-            .iter()
-            .map(|b| BotEntry {
-                spec: &b.spec,
-                program: &b.program,
-            })
-            .collect(),
+        move_time_ms: opts.limits.move_time.as_millis() as u64,
+        startup_time_ms: opts.limits.startup_time.as_millis() as u64,
+        build_time_ms: opts.build_time.as_millis() as u64,
+        log_limit: opts.log_cap,
+        keep_work: opts.keep_work,
+        bots: entries,
         excluded: excluded
             .iter()
             .map(|(s, reason)| Excluded {
-                name: &s.name,
-                source: &s.source,
-                reason,
+                name: s.name.clone(),
+                source: s.source.clone(),
+                reason: reason.clone(),
             })
             .collect(),
     };
-    let info_path = opts.out.join("tournament.json");
+    let info_path = tournament_file(&opts.out);
     std::fs::write(&info_path, serde_json::to_string_pretty(&info)? + "\n")
         .with_context(|| format!("cannot write `{}`", info_path.display()))?;
 
+    let writer = GamesWriter::create(&games_path)?;
+    finish(opts, prep, &run_id, bots, Vec::new(), writer, started).await
+}
+
+/// Continues an interrupted tournament in `out` from its `tournament.json` and `games.csv`:
+/// finished games are kept, the others are played.
+pub async fn resume(out: &Path, jobs: Option<usize>, progress: bool) -> Result<Summary> {
+    let started = Instant::now();
+    let info_path = tournament_file(out);
+    let text = std::fs::read_to_string(&info_path).with_context(|| {
+        format!(
+            "cannot read `{}`: is `{}` a tournament's output directory?",
+            info_path.display(),
+            out.display()
+        )
+    })?;
+    let info: TournamentFile = serde_json::from_str(&text)
+        .with_context(|| format!("`{}` is not a tournament file", info_path.display()))?;
+    let opts = RunOptions {
+        game: info.game,
+        config: info.config,
+        bots: info.bots.iter().map(|b| b.source.clone()).collect(),
+        rounds: info.rounds,
+        games: info.games_per_pairing,
+        jobs: jobs.unwrap_or(info.jobs),
+        seed: info.seed,
+        opening_plies: info.opening_plies,
+        replays: info.replays,
+        limits: MoveLimits {
+            move_time: Duration::from_millis(info.move_time_ms),
+            startup_time: Duration::from_millis(info.startup_time_ms),
+        },
+        build_time: Duration::from_millis(info.build_time_ms),
+        log_cap: info.log_limit,
+        out: out.to_owned(),
+        keep_work: info.keep_work,
+        progress,
+    };
+    let specs = crate::bot::load_all(&opts.bots, opts.game)?;
+    for (spec, entry) in specs.iter().zip(&info.bots) {
+        if spec.name != entry.name {
+            bail!(
+                "bot `{}` in `{}` is now named `{}`: the tournament cannot be resumed",
+                entry.name,
+                entry.source.display(),
+                spec.name
+            );
+        }
+        let now = crate::bot::checksums(&entry.source)?;
+        if let Some(file) = changed_file(&entry.checksums, &now) {
+            bail!(
+                "bot `{}` changed since the tournament started: {file}; the tournament cannot be resumed",
+                entry.name
+            );
+        }
+    }
+    let games_path = out.join("games.csv");
+    let done = read_games(std::slice::from_ref(&games_path))?;
+    let writer = GamesWriter::reopen(&games_path)?;
+
+    let work = out.join("work");
+    if work.exists() {
+        std::fs::remove_dir_all(&work)
+            .with_context(|| format!("cannot remove `{}`", work.display()))?;
+    }
+    let prep = prepare_options(&opts, true)?;
+    let (bots, excluded) = prepare_all(specs, &prep, opts.jobs).await?;
+    if let Some((spec, reason)) = excluded.first() {
+        bail!(
+            "bot `{}` played in the tournament but cannot play now: {reason}",
+            spec.name
+        );
+    }
+    eprintln!(
+        "resuming `{}`: {} games already played",
+        info.run,
+        done.len()
+    );
+    finish(opts, prep, &info.run, bots, done, writer, started).await
+}
+
+/// The first difference between a bot's recorded and current checksums, described.
+fn changed_file(then: &BTreeMap<String, String>, now: &BTreeMap<String, String>) -> Option<String> {
+    for (file, hash) in then {
+        match now.get(file) {
+            None => return Some(format!("`{file}` was removed")),
+            Some(h) if h != hash => return Some(format!("`{file}` differs")),
+            Some(_) => {}
+        }
+    }
+    now.keys()
+        .find(|f| !then.contains_key(*f))
+        .map(|f| format!("`{f}` was added"))
+}
+
+/// Creates the output directories and says where the bots' copies and logs go.
+fn prepare_options(opts: &RunOptions, resuming: bool) -> Result<PrepareOptions> {
+    let prep = PrepareOptions {
+        work_root: opts.out.join("work"),
+        logs_dir: opts.out.join("logs"),
+        build_time: opts.build_time,
+        log_cap: opts.log_cap,
+        append_logs: resuming,
+    };
+    let replays = opts.out.join("replays");
+    let mut dirs = vec![&opts.out, &prep.work_root, &prep.logs_dir];
+    if opts.replays {
+        dirs.push(&replays);
+    }
+    for dir in dirs {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create `{}`", dir.display()))?;
+    }
+    Ok(prep)
+}
+
+/// Plays the games of the schedule not yet in `done`, then writes the tables of all games.
+async fn finish(
+    opts: RunOptions,
+    prep: PrepareOptions,
+    run_id: &str,
+    bots: Vec<Arc<PreparedBot>>,
+    mut records: Vec<GameRecord>,
+    mut writer: GamesWriter,
+    started: Instant,
+) -> Result<Summary> {
     let schedule = round_robin(bots.len(), opts.rounds, opts.games);
-    let mut writer = GamesWriter::create(&games_path)?;
+    let total = schedule.len();
+    let done: HashSet<u64> = records.iter().map(|r| r.game_id).collect();
+    let pending: Vec<Pairing> = schedule
+        .into_iter()
+        .filter(|p| !done.contains(&p.game_id))
+        .collect();
     let opts = Arc::new(opts);
-    let records = play_schedule(&opts, &run_id, &bots, schedule, &mut writer).await?;
+    let played = play_schedule(&opts, run_id, &bots, pending, &mut writer).await;
+    let close = |bots: Vec<Arc<PreparedBot>>| {
+        for bot in bots {
+            if let Ok(bot) = Arc::try_unwrap(bot) {
+                bot.log.close(Duration::from_millis(500));
+            }
+        }
+    };
+    let (new, interrupted) = match played {
+        Ok(played) => played,
+        Err(e) => {
+            close(bots);
+            return Err(e);
+        }
+    };
+    records.extend(new);
+    close(bots);
+    if interrupted {
+        return Err(Interrupted {
+            played: records.len(),
+            total,
+            out: opts.out.clone(),
+        }
+        .into());
+    }
 
     let table = standings::compute(&records);
     report::write_tables(&opts.out, &table)?;
@@ -184,24 +373,12 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
         report::markdown::standings(&table),
         report::markdown::crosstable(&table)
     );
-
-    let bots: Vec<PreparedBot> = bots
-        .into_iter()
-        .map(|b| Arc::try_unwrap(b).unwrap_or_else(|_| unreachable!("all games have ended")))
-        .collect();
-    for bot in bots {
-        bot.log.close(Duration::from_millis(500));
-    }
     if !opts.keep_work {
         std::fs::remove_dir_all(&prep.work_root)
             .with_context(|| format!("cannot remove `{}`", prep.work_root.display()))?;
     }
     Ok(Summary {
         games: records.len(),
-        excluded: excluded
-            .into_iter()
-            .map(|(s, reason)| (s.name, reason))
-            .collect(),
         elapsed: started.elapsed(),
     })
 }
@@ -281,7 +458,10 @@ async fn play_schedule(
     bots: &[Arc<PreparedBot>],
     schedule: Vec<Pairing>,
     writer: &mut GamesWriter,
-) -> Result<Vec<GameRecord>> {
+) -> Result<(Vec<GameRecord>, bool)> {
+    // One stream for the whole run: it keeps a Ctrl-C that arrives between two polls.
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .context("cannot listen for Ctrl-C")?;
     let progress = progress_bar(schedule.len() as u64, opts.progress);
     let mut pending: VecDeque<Pairing> = schedule.into();
     let mut busy = vec![false; bots.len()];
@@ -311,8 +491,24 @@ async fn play_schedule(
             };
             running.spawn(play_game(Arc::clone(opts), run_id.to_string(), game));
         }
-        let Some(joined) = running.join_next().await else {
-            break;
+        let joined = tokio::select! {
+            joined = running.join_next() => match joined {
+                Some(joined) => joined,
+                None => break,
+            },
+            _ = interrupt.recv() => {
+                // Abandon the running games: dropping them kills their processes. Finished
+                // games are already on disk.
+                running.abort_all();
+                while running.join_next().await.is_some() {}
+                progress.finish_and_clear();
+                tokio::spawn(async move {
+                    // A second Ctrl-C exits at once.
+                    interrupt.recv().await;
+                    std::process::exit(130);
+                });
+                return Ok((records, true));
+            }
         };
         let (pairing, outcome, elapsed) = joined.context("a game panicked")?;
         for s in pairing.seats {
@@ -349,7 +545,7 @@ async fn play_schedule(
         records.push(record);
     }
     progress.finish_and_clear();
-    Ok(records)
+    Ok((records, false))
 }
 
 /// What one game of the schedule needs.

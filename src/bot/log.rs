@@ -46,10 +46,16 @@ pub struct BotLog {
 }
 
 impl BotLog {
-    /// Creates (truncates) the log at `path`, keeping at most `cap` bytes of bot output.
-    pub fn create(path: &Path, cap: u64) -> Result<BotLog> {
-        let file =
-            File::create(path).with_context(|| format!("cannot create `{}`", path.display()))?;
+    /// Creates the log at `path` (or adds to it, `append`), keeping at most `cap` bytes of
+    /// bot output.
+    pub fn create(path: &Path, cap: u64, append: bool) -> Result<BotLog> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .append(append)
+            .truncate(!append)
+            .open(path)
+            .with_context(|| format!("cannot create `{}`", path.display()))?;
         let file = Arc::new(Mutex::new(LogFile {
             file,
             written: 0,
@@ -114,7 +120,7 @@ mod tests {
     fn output_beyond_the_cap_is_discarded_without_blocking_the_writer() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bot.log");
-        let log = BotLog::create(&path, 1000).unwrap();
+        let log = BotLog::create(&path, 1000, false).unwrap();
         log.note("game 1 starts");
         // 1 MB is far more than a pipe holds: the writer only finishes if the pipe is drained.
         let status = Command::new("sh")

@@ -1,5 +1,6 @@
 //! Bots: how they are described (`bot.toml`), prepared (private copy, build) and run.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -160,6 +161,44 @@ fn is_executable(meta: &std::fs::Metadata) -> bool {
     meta.is_file() && meta.permissions().mode() & 0o111 != 0
 }
 
+/// SHA-256 of every file of a bot (its directory, following symbolic links as the private
+/// copy does, or its single file), keyed by path within the bot.
+pub fn checksums(source: &Path) -> Result<BTreeMap<String, String>> {
+    use sha2::{Digest, Sha256};
+    let mut sums = BTreeMap::new();
+    let mut stack = vec![(source.to_path_buf(), String::new())];
+    if !source.is_dir() {
+        let name = source.file_name().unwrap_or_default().to_string_lossy();
+        stack = Vec::new();
+        let bytes =
+            std::fs::read(source).with_context(|| format!("cannot read `{}`", source.display()))?;
+        sums.insert(name.into_owned(), format!("{:x}", Sha256::digest(&bytes)));
+    }
+    while let Some((dir, prefix)) = stack.pop() {
+        // Deep trees mean a symbolic link loop, which the copy refuses too.
+        anyhow::ensure!(
+            prefix.matches('/').count() < 16,
+            "`{}` is nested too deeply",
+            dir.display()
+        );
+        for entry in
+            std::fs::read_dir(&dir).with_context(|| format!("cannot list `{}`", dir.display()))?
+        {
+            let entry = entry.with_context(|| format!("cannot list `{}`", dir.display()))?;
+            let path = entry.path();
+            let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
+            if path.is_dir() {
+                stack.push((path, format!("{name}/")));
+            } else {
+                let bytes = std::fs::read(&path)
+                    .with_context(|| format!("cannot read `{}`", path.display()))?;
+                sums.insert(name, format!("{:x}", Sha256::digest(&bytes)));
+            }
+        }
+    }
+    Ok(sums)
+}
+
 /// The bots in `dir` (`bots/<game>/` by default): its subdirectories and executable files,
 /// by name, skipping hidden entries.
 pub fn discover(dir: &Path) -> Result<Vec<PathBuf>> {
@@ -265,6 +304,25 @@ mod tests {
         assert_eq!(spec.command, ["./rocky.sh"]);
         assert_eq!(discover(tmp.path()).unwrap(), vec![file]);
         assert!(BotSpec::load(&tmp.path().join("notes.txt"), GameKind::Morra).is_err());
+    }
+
+    #[test]
+    fn checksums_cover_every_file_and_see_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("bot");
+        std::fs::create_dir_all(dir.join("lib")).unwrap();
+        write(&dir, MANIFEST, "command = \"x\"");
+        write(&dir.join("lib"), "util.pl", "1;");
+        let before = checksums(&dir).unwrap();
+        assert_eq!(
+            before.keys().collect::<Vec<_>>(),
+            ["bot.toml", "lib/util.pl"]
+        );
+        assert_eq!(before["bot.toml"].len(), 64);
+        write(&dir.join("lib"), "util.pl", "2;");
+        let after = checksums(&dir).unwrap();
+        assert_eq!(before["bot.toml"], after["bot.toml"]);
+        assert_ne!(before["lib/util.pl"], after["lib/util.pl"]);
     }
 
     #[test]

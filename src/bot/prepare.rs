@@ -32,6 +32,8 @@ pub struct PrepareOptions {
     pub build_time: Duration,
     /// The most bytes of stderr kept per bot.
     pub log_cap: u64,
+    /// Add to existing logs (a resumed tournament) rather than start them afresh.
+    pub append_logs: bool,
 }
 
 /// Prepares one bot. `Ok(Err(reason))` means the bot cannot play (its build failed, its
@@ -43,7 +45,7 @@ pub async fn prepare(
 ) -> Result<std::result::Result<PreparedBot, (BotSpec, String, BotLog)>> {
     let workdir = opts.work_root.join(file_name);
     let log_path = opts.logs_dir.join(format!("{file_name}.log"));
-    let log = BotLog::create(&log_path, opts.log_cap)?;
+    let log = BotLog::create(&log_path, opts.log_cap, opts.append_logs)?;
     std::fs::create_dir_all(&workdir)
         .with_context(|| format!("cannot create `{}`", workdir.display()))?;
     let copied = if spec.source.is_dir() {

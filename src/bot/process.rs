@@ -146,7 +146,11 @@ impl ProcessPlayer {
         };
         let mut child = self.spawn(cmd)?;
         let pid = child.id();
-        match timeout_at(deadline, collect(&mut child, pid, input)).await {
+        // If this move is abandoned (Ctrl-C), nothing it started may survive.
+        let mut guard = GroupGuard(pid);
+        let result = timeout_at(deadline, collect(&mut child, pid, input)).await;
+        guard.0 = None;
+        match result {
             Err(_) => {
                 kill_group(pid);
                 let _ = child.wait().await;
@@ -216,6 +220,24 @@ impl ProcessPlayer {
             }
             kill_group(session.pid);
             let _ = session.child.wait().await;
+        }
+    }
+}
+
+/// Kills a process group when dropped: for moves abandoned half-way.
+struct GroupGuard(Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.0);
+    }
+}
+
+impl Drop for ProcessPlayer {
+    /// A game abandoned half-way (Ctrl-C) still leaves no process behind.
+    fn drop(&mut self) {
+        if let Some(session) = &self.session {
+            kill_group(session.pid);
         }
     }
 }
