@@ -1,8 +1,11 @@
 //! How much arena adds to the cost of starting bots: a Morra game between two tiny native
-//! `argv` bots, played (a) by the bare minimum of process work and (b) by `arena run --jobs 1`.
+//! `argv` bots, played (a) by the bare minimum of process work, (b) by `arena run --jobs 1
+//! --no-sandbox` and (c) by `arena run --jobs 1` with every protection of the sandbox.
 //!
-//! Run with `cargo bench --bench spawn_overhead`. Prints both medians and the ratio b/a
-//! (target: at most 1.1). `ROUNDS` and `SAMPLES` in the environment change the size.
+//! Run with `cargo bench --bench spawn_overhead`. Prints the medians, the ratio b/a (the
+//! controller's own overhead, target at most 1.1), the sandbox's cost per process start
+//! ((c - b) / starts, target under 1 ms) and c/a (target at most 1.5). `ROUNDS` and `SAMPLES`
+//! in the environment change the size.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -91,8 +94,8 @@ fn floor(bots: &[PathBuf; 2], rounds: u32) -> Duration {
     started.elapsed()
 }
 
-/// arena playing the same game with `--jobs 1`.
-fn arena(bots: &[PathBuf; 2], rounds: u32, out: &Path) -> Duration {
+/// arena playing the same game with `--jobs 1`, and any `extra` arguments.
+fn arena(bots: &[PathBuf; 2], rounds: u32, out: &Path, extra: &[&str]) -> Duration {
     let _ = std::fs::remove_dir_all(out);
     let started = Instant::now();
     let status = Command::new(env!("CARGO_BIN_EXE_arena"))
@@ -109,6 +112,7 @@ fn arena(bots: &[PathBuf; 2], rounds: u32, out: &Path) -> Duration {
             "--out",
         ])
         .arg(out)
+        .args(extra)
         .stdout(Stdio::null())
         .status()
         .unwrap();
@@ -136,27 +140,40 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let bots = build_bots(dir.path());
     let out = dir.path().join("out");
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    // Interleaved, so a change in machine load hits both alike.
+    let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+    // Interleaved, so a change in machine load hits all alike.
     for _ in 0..samples {
         a.push(floor(&bots, rounds));
-        b.push(arena(&bots, rounds, &out));
+        b.push(arena(&bots, rounds, &out, &["--no-sandbox"]));
+        c.push(arena(&bots, rounds, &out, &[]));
     }
-    let (a, b) = (median(a), median(b));
+    let (a, b, c) = (median(a), median(b), median(c));
     let per_round = |d: Duration| d.as_secs_f64() * 1e6 / f64::from(rounds);
     println!("morra game of {rounds} rounds, two tiny native argv bots, median of {samples}:");
     println!(
-        "  (a) floor (spawn both, read, wait):  {:8.1} ms  {:6.1} µs/round",
+        "  {:<38}{:8.1} ms  {:6.1} µs/round",
+        "(a) floor (spawn both, read, wait):",
         a.as_secs_f64() * 1e3,
         per_round(a)
     );
+    let line = |label: &str, d: Duration| {
+        println!(
+            "  {label:<38}{:8.1} ms  {:6.1} µs/round",
+            d.as_secs_f64() * 1e3,
+            per_round(d)
+        )
+    };
+    line("(b) arena run --jobs 1 --no-sandbox:", b);
+    line("(c) arena run --jobs 1 (sandboxed):", c);
+    let ratio = |x: Duration, y: Duration| x.as_secs_f64() / y.as_secs_f64();
     println!(
-        "  (b) arena run --jobs 1:              {:8.1} ms  {:6.1} µs/round",
-        b.as_secs_f64() * 1e3,
-        per_round(b)
+        "  controller overhead b/a: {:.3} (target <= 1.1)",
+        ratio(b, a)
     );
+    let starts = 2.0 * f64::from(rounds);
     println!(
-        "  ratio b/a: {:.3} (target <= 1.1)",
-        b.as_secs_f64() / a.as_secs_f64()
+        "  sandbox cost per process start (c-b)/{starts}: {:.3} ms (target < 1)",
+        (c.as_secs_f64() - b.as_secs_f64()) * 1e3 / starts
     );
+    println!("  sandboxed c/a: {:.3} (target <= 1.5)", ratio(c, a));
 }

@@ -27,6 +27,8 @@ pub enum Command {
     Standings(StandingsArgs),
     /// Continue an interrupted tournament from its output directory.
     Resume(ResumeArgs),
+    /// Say which of the sandbox's protections this machine gives bots, and why not.
+    Doctor,
 }
 
 #[derive(Debug, Args)]
@@ -96,6 +98,32 @@ pub struct RunArgs {
     #[arg(long, default_value = "5min", value_parser = humantime::parse_duration)]
     pub build_time: Duration,
 
+    /// Memory per bot (all its processes), e.g. `512MiB`.
+    #[arg(long, default_value = "512MiB", value_parser = crate::bot::sandbox::parse_size)]
+    pub memory: u64,
+
+    /// Processes and threads per bot at once.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_procs: u32,
+
+    /// The largest file a bot may write, and the most stderr it may write in one game.
+    #[arg(long, default_value = "64MiB", value_parser = crate::bot::sandbox::parse_size)]
+    pub max_output: u64,
+
+    /// Let bots use the network (it is off by default).
+    #[arg(long)]
+    pub allow_network: bool,
+
+    /// Freeze a `lines` bot while its opponent thinks, `on` or `off`
+    /// [default: on for the turn-based games].
+    #[arg(long, value_parser = clap::builder::BoolishValueParser::new())]
+    pub pause_opponent: Option<bool>,
+
+    /// Run bots without the sandbox: no uid, cgroups, Landlock or namespaces, only time limits
+    /// and process-group kills. For trusted bots only.
+    #[arg(long)]
+    pub no_sandbox: bool,
+
     /// Rounds in a Morra game.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub morra_rounds: u32,
@@ -134,6 +162,10 @@ pub fn main() -> Result<()> {
     match cli.command {
         Command::Run(args) => run(args),
         Command::Standings(args) => standings(args),
+        Command::Doctor => {
+            doctor();
+            Ok(())
+        }
         Command::Resume(args) => {
             let jobs = args.jobs.map(|j| j as usize);
             let quiet = args.quiet;
@@ -240,6 +272,14 @@ pub fn run_options(args: RunArgs) -> Result<RunOptions> {
             move_time: args.move_time.unwrap_or(args.game.default_move_time()),
             startup_time: args.startup_time,
         },
+        sandbox: crate::bot::sandbox::Limits {
+            memory: args.memory,
+            max_procs: args.max_procs,
+            max_output: args.max_output,
+        },
+        allow_network: args.allow_network,
+        no_sandbox: args.no_sandbox,
+        pause_opponent: args.pause_opponent.unwrap_or(args.game.has_first_player()),
         build_time: args.build_time,
         log_cap: args.log_limit,
         out,
@@ -275,6 +315,20 @@ fn standings(args: StandingsArgs) -> Result<()> {
         report::markdown::crosstable(&table)
     );
     Ok(())
+}
+
+/// Prints the sandbox's protections on this machine.
+fn doctor() {
+    let sandbox = crate::bot::sandbox::Sandbox::probe(Default::default(), false);
+    for p in &sandbox.protections {
+        println!(
+            "{} {}: {}",
+            if p.active { "yes" } else { "NO " },
+            p.name,
+            p.detail
+        );
+    }
+    sandbox.cleanup();
 }
 
 /// The current UTC time as `YYYYMMDD-HHMMSS`, for default output directory names.

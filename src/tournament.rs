@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use tokio::task::JoinSet;
 
 use crate::bot::prepare::{prepare, PrepareOptions, PreparedBot};
-use crate::bot::process::{MoveLimits, ProcessPlayer};
+use crate::bot::process::{MoveLimits, PlayerSettings, ProcessPlayer};
+use crate::bot::sandbox::{Limits, Sandbox};
 use crate::bot::BotSpec;
 use crate::game::Turn;
 use crate::game::{GameConfig, GameKind};
@@ -41,6 +42,14 @@ pub struct RunOptions {
     /// Write a replay of every game to `<out>/replays/`.
     pub replays: bool,
     pub limits: MoveLimits,
+    /// Resource limits for every bot (`bot.toml` may change them per bot).
+    pub sandbox: Limits,
+    /// Let bots use the network.
+    pub allow_network: bool,
+    /// Freeze a turn-based `lines` bot while its opponent thinks.
+    pub pause_opponent: bool,
+    /// Run bots without the sandbox (trusted bots only).
+    pub no_sandbox: bool,
     pub build_time: Duration,
     /// The most bytes of stderr kept per bot.
     pub log_cap: u64,
@@ -70,6 +79,12 @@ pub struct TournamentFile {
     pub build_time_ms: u64,
     pub log_limit: u64,
     pub keep_work: bool,
+    pub memory: u64,
+    pub max_procs: u32,
+    pub max_output: u64,
+    pub allow_network: bool,
+    pub pause_opponent: bool,
+    pub no_sandbox: bool,
     /// The bots that play, in schedule order.
     pub bots: Vec<BotEntry>,
     /// Bots that could not play, and why.
@@ -192,6 +207,12 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
         build_time_ms: opts.build_time.as_millis() as u64,
         log_limit: opts.log_cap,
         keep_work: opts.keep_work,
+        memory: opts.sandbox.memory,
+        max_procs: opts.sandbox.max_procs,
+        max_output: opts.sandbox.max_output,
+        allow_network: opts.allow_network,
+        pause_opponent: opts.pause_opponent,
+        no_sandbox: opts.no_sandbox,
         bots: entries,
         excluded: excluded
             .iter()
@@ -238,6 +259,14 @@ pub async fn resume(out: &Path, jobs: Option<usize>, progress: bool) -> Result<S
             move_time: Duration::from_millis(info.move_time_ms),
             startup_time: Duration::from_millis(info.startup_time_ms),
         },
+        sandbox: Limits {
+            memory: info.memory,
+            max_procs: info.max_procs,
+            max_output: info.max_output,
+        },
+        allow_network: info.allow_network,
+        pause_opponent: info.pause_opponent,
+        no_sandbox: info.no_sandbox,
         build_time: Duration::from_millis(info.build_time_ms),
         log_cap: info.log_limit,
         out: out.to_owned(),
@@ -301,9 +330,23 @@ fn changed_file(then: &BTreeMap<String, String>, now: &BTreeMap<String, String>)
         .map(|f| format!("`{f}` was added"))
 }
 
-/// Creates the output directories and says where the bots' copies and logs go.
+/// Creates the output directories, probes the sandbox, and says where the bots' copies and
+/// logs go.
 fn prepare_options(opts: &RunOptions, resuming: bool) -> Result<PrepareOptions> {
+    let sandbox = if opts.no_sandbox {
+        Sandbox::disabled(opts.sandbox)
+    } else {
+        Sandbox::probe(opts.sandbox, opts.allow_network)
+    };
+    let (summary, warnings) = sandbox.summary();
+    if opts.progress {
+        eprintln!("{summary}");
+    }
+    for warning in warnings {
+        eprintln!("warning: {warning}");
+    }
     let prep = PrepareOptions {
+        sandbox: Arc::new(sandbox),
         work_root: opts.out.join("work"),
         logs_dir: opts.out.join("logs"),
         build_time: opts.build_time,
@@ -352,11 +395,13 @@ async fn finish(
         Ok(played) => played,
         Err(e) => {
             close(bots);
+            prep.sandbox.cleanup();
             return Err(e);
         }
     };
     records.extend(new);
     close(bots);
+    prep.sandbox.cleanup();
     if interrupted {
         return Err(Interrupted {
             played: records.len(),
@@ -395,7 +440,7 @@ async fn prepare_all(specs: Vec<BotSpec>, prep: &PrepareOptions, jobs: usize) ->
         let semaphore = Arc::clone(&semaphore);
         tasks.spawn(async move {
             let _permit = semaphore.acquire_owned().await;
-            (i, prepare(spec, &file_name, &prep).await)
+            (i, prepare(spec, i, &file_name, &prep).await)
         });
     }
     let mut done = Vec::new();
@@ -577,9 +622,17 @@ async fn play_game(
             .map_err(|e| eprintln!("warning: no replay for game {}: {e:#}", pairing.game_id))
             .ok()
     });
+    let settings = PlayerSettings {
+        game: opts.game.name(),
+        seed,
+        limits: opts.limits,
+        max_moves: opts.game.max_moves(&opts.config),
+        pause: opts.pause_opponent,
+        tag: pairing.game_id.to_string(),
+    };
     let [a, b] = bots;
-    let mut pa = ProcessPlayer::new(a, opts.game.name(), seed, opts.limits);
-    let mut pb = ProcessPlayer::new(b, opts.game.name(), seed, opts.limits);
+    let mut pa = ProcessPlayer::new(a, settings.clone());
+    let mut pb = ProcessPlayer::new(b, settings);
     let with_requests = opts.game != GameKind::Morra;
     let outcome = referee::play(rules.as_mut(), [&mut pa, &mut pb], &mut |e| {
         if let Some(r) = replay.as_mut() {

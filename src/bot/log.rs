@@ -14,13 +14,17 @@ use anyhow::{Context, Result};
 
 struct LogFile {
     file: File,
+    /// Bytes of bot output kept.
     written: u64,
+    /// Bytes of bot output seen, kept or not.
+    seen: u64,
     cap: u64,
     truncated: bool,
 }
 
 impl LogFile {
     fn write(&mut self, bytes: &[u8]) {
+        self.seen += bytes.len() as u64;
         let room = self.cap.saturating_sub(self.written) as usize;
         let take = bytes.len().min(room);
         // A failed log write must not cost the bot its game: the log is best effort.
@@ -59,6 +63,7 @@ impl BotLog {
         let file = Arc::new(Mutex::new(LogFile {
             file,
             written: 0,
+            seen: 0,
             cap,
             truncated: false,
         }));
@@ -93,6 +98,11 @@ impl BotLog {
     /// A stderr handle for a new bot process.
     pub fn stderr(&self) -> io::Result<Stdio> {
         Ok(Stdio::from(self.writer.try_clone()?))
+    }
+
+    /// Bytes the bot has written to stderr so far, kept in the log or not.
+    pub fn bytes(&self) -> u64 {
+        self.file.lock().unwrap_or_else(|e| e.into_inner()).seen
     }
 
     /// Adds a line from arena itself (why a game was lost, a build's result).

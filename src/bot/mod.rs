@@ -12,6 +12,7 @@ use crate::game::GameKind;
 pub mod log;
 pub mod prepare;
 pub mod process;
+pub mod sandbox;
 
 /// The name of a bot directory's manifest.
 pub const MANIFEST: &str = "bot.toml";
@@ -58,6 +59,53 @@ struct Manifest {
     build: Option<String>,
     name: Option<String>,
     description: Option<String>,
+    memory: Option<Size>,
+    max_procs: Option<u32>,
+    max_output: Option<Size>,
+    #[serde(default)]
+    read: Vec<PathBuf>,
+}
+
+/// A size in `bot.toml`: a number of bytes or a string such as `"1GiB"`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Size {
+    Bytes(u64),
+    Text(String),
+}
+
+impl Size {
+    fn bytes(&self) -> std::result::Result<u64, String> {
+        match self {
+            Size::Bytes(n) => Ok(*n),
+            Size::Text(t) => sandbox::parse_size(t),
+        }
+    }
+}
+
+/// Per-bot changes to the sandbox's limits, from `bot.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Overrides {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_procs: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_output: Option<u64>,
+    /// More directories the bot may read (an interpreter installed outside the system's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub read: Vec<PathBuf>,
+}
+
+impl Overrides {
+    /// The limits for this bot: `base` with the bot's own values.
+    pub fn apply(&self, base: sandbox::Limits) -> sandbox::Limits {
+        sandbox::Limits {
+            memory: self.memory.unwrap_or(base.memory),
+            max_procs: self.max_procs.unwrap_or(base.max_procs),
+            max_output: self.max_output.unwrap_or(base.max_output),
+        }
+    }
 }
 
 /// A bot as the user described it, before anything has run.
@@ -73,6 +121,8 @@ pub struct BotSpec {
     pub build: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    #[serde(flatten)]
+    pub overrides: Overrides,
 }
 
 impl BotSpec {
@@ -99,6 +149,7 @@ impl BotSpec {
                 protocol: Protocol::default_for(game),
                 build: None,
                 description: None,
+                overrides: Overrides::default(),
             })
         } else {
             bail!(
@@ -136,6 +187,19 @@ impl BotSpec {
                 path.display()
             );
         }
+        let size = |value: &Option<Size>, key: &str| {
+            value
+                .as_ref()
+                .map(Size::bytes)
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("`{}`: `{key}`: {e}", path.display()))
+        };
+        let overrides = Overrides {
+            memory: size(&manifest.memory, "memory")?,
+            max_procs: manifest.max_procs,
+            max_output: size(&manifest.max_output, "max_output")?,
+            read: manifest.read,
+        };
         Ok(BotSpec {
             name,
             source: dir.to_owned(),
@@ -143,6 +207,7 @@ impl BotSpec {
             protocol: manifest.protocol.unwrap_or(Protocol::default_for(game)),
             build,
             description: manifest.description,
+            overrides,
         })
     }
 }
@@ -266,6 +331,21 @@ mod tests {
         let spec = BotSpec::load(&dir, GameKind::Morra).unwrap();
         assert_eq!(spec.name, "hist");
         assert_eq!(spec.protocol, Protocol::Argv);
+        assert_eq!(spec.overrides, Overrides::default());
+
+        write(
+            &dir,
+            MANIFEST,
+            "command = \"java Bot\"\nmemory = \"1GiB\"\nmax_procs = 200\nmax_output = 4096\nread = [\"/opt/jdk\"]\n",
+        );
+        let spec = BotSpec::load(&dir, GameKind::Othello).unwrap();
+        assert_eq!(spec.protocol, Protocol::Lines);
+        let limits = spec.overrides.apply(sandbox::Limits::default());
+        assert_eq!(
+            (limits.memory, limits.max_procs, limits.max_output),
+            (1 << 30, 200, 4096)
+        );
+        assert_eq!(spec.overrides.read, [PathBuf::from("/opt/jdk")]);
     }
 
     #[test]
@@ -280,6 +360,10 @@ mod tests {
             ),
             ("command = \"'x\"", "unbalanced quotes"),
             ("command = \"\"", "empty"),
+            (
+                "command = \"x\"\nmemory = \"lots\"",
+                "`memory`: `lots` is not a size",
+            ),
         ] {
             write(tmp.path(), MANIFEST, text);
             let err = format!(

@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 
 use super::log::BotLog;
 use super::process::kill_group;
+use super::sandbox::{Jail, Sandbox};
 use super::BotSpec;
 
 /// A bot ready to play: its own working directory and an absolute program path.
@@ -19,11 +20,15 @@ pub struct PreparedBot {
     pub program: PathBuf,
     pub args: Vec<String>,
     pub log: BotLog,
+    /// The bot's confinement: uid, Landlock rules, cgroups, limits.
+    pub jail: Jail,
 }
 
 /// Settings for preparing bots.
 #[derive(Debug, Clone)]
 pub struct PrepareOptions {
+    /// The sandbox every bot process runs in.
+    pub sandbox: std::sync::Arc<Sandbox>,
     /// Where the private copies go (one directory per bot).
     pub work_root: PathBuf,
     /// Where the bot logs go.
@@ -40,6 +45,7 @@ pub struct PrepareOptions {
 /// interpreter is missing) and is left out; `Err` is a problem of arena's own (a full disk).
 pub async fn prepare(
     spec: BotSpec,
+    index: usize,
     file_name: &str,
     opts: &PrepareOptions,
 ) -> Result<std::result::Result<PreparedBot, (BotSpec, String, BotLog)>> {
@@ -64,8 +70,30 @@ pub async fn prepare(
         .canonicalize()
         .with_context(|| format!("cannot resolve `{}`", workdir.display()))?;
 
+    // Interpreters installed outside the system directories (a pyenv, a virtualenv) must be
+    // readable from inside the sandbox: allow the prefix they live in.
+    let mut read = spec.overrides.read.clone();
+    for program in std::iter::once(&spec.command[0]).chain(spec.build.iter().map(|b| &b[0])) {
+        if program.starts_with("./") || (program.contains('/') && !program.starts_with('/')) {
+            continue;
+        }
+        if let Ok(path) = resolve_program(program, &workdir) {
+            let path = path.canonicalize().unwrap_or(path);
+            if !super::sandbox::is_system_path(&path) {
+                if let Some(prefix) = path.parent().and_then(Path::parent) {
+                    read.push(prefix.to_owned());
+                }
+            }
+        }
+    }
+    let limits = spec.overrides.apply(opts.sandbox.limits);
+    let jail = opts
+        .sandbox
+        .jail(index, file_name, &workdir, limits, &read)
+        .with_context(|| format!("cannot set up the sandbox of bot `{}`", spec.name))?;
+
     if let Some(build) = &spec.build {
-        if let Err(reason) = run_build(build, &workdir, &log, opts.build_time).await {
+        if let Err(reason) = run_build(build, &workdir, &log, &jail, opts.build_time).await {
             log.note(&format!("build failed: {reason}"));
             return Ok(Err((spec, format!("build failed: {reason}"), log)));
         }
@@ -81,6 +109,7 @@ pub async fn prepare(
         program,
         args,
         log,
+        jail,
     }))
 }
 
@@ -112,6 +141,7 @@ async fn run_build(
     command: &[String],
     workdir: &Path,
     log: &BotLog,
+    jail: &Jail,
     limit: Duration,
 ) -> std::result::Result<(), String> {
     let program = resolve_program(&command[0], workdir)?;
@@ -121,14 +151,23 @@ async fn run_build(
     ));
     let stderr = log.stderr().map_err(|e| e.to_string())?;
     let stdout = log.stderr().map_err(|e| e.to_string())?;
-    let mut child = tokio::process::Command::new(&program)
-        .args(&command[1..])
+    let cage = jail.cage("build");
+    let setup = jail.child_setup(Some(&cage), limit.as_secs() + 1);
+    let mut cmd = tokio::process::Command::new(&program);
+    cmd.args(&command[1..])
         .current_dir(workdir)
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr)
         .process_group(0)
-        .kill_on_drop(true)
+        .kill_on_drop(true);
+    if let Some(setup) = setup {
+        // SAFETY: `apply` makes only raw system calls (see `ChildSetup`).
+        unsafe {
+            cmd.pre_exec(move || setup.apply());
+        }
+    }
+    let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot start `{}`: {e}", command[0]))?;
     let pid = child.id();
@@ -136,6 +175,7 @@ async fn run_build(
         Ok(status) => status.map_err(|e| e.to_string())?,
         Err(_) => {
             kill_group(pid);
+            cage.close();
             let _ = child.wait().await;
             return Err(format!(
                 "it took longer than {}",
@@ -145,6 +185,7 @@ async fn run_build(
     };
     // Nothing a build started may outlive it.
     kill_group(pid);
+    cage.close();
     if status.success() {
         Ok(())
     } else {

@@ -11,11 +11,11 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::time::{timeout_at, Instant};
 
 use super::prepare::PreparedBot;
+use super::sandbox::Cage;
 use super::Protocol;
 use crate::referee::{Failure, Player};
 
-/// The most bytes of a reply arena reads; the rest of an over-long reply is discarded (per-move
-/// processes) or makes the reply illegal (`lines`).
+/// The most bytes of a reply: a longer one is illegal.
 pub const MAX_REPLY: usize = 64 * 1024;
 
 /// How long a `lines` bot may take to exit after its stdin is closed at the end of a game.
@@ -62,13 +62,33 @@ pub fn encode_line(fields: &[String]) -> String {
     line
 }
 
+/// How a bot plays one game.
+#[derive(Debug, Clone)]
+pub struct PlayerSettings {
+    /// The game's name, for `ARENA_GAME`.
+    pub game: &'static str,
+    /// The game's seed, for `ARENA_SEED`.
+    pub seed: u64,
+    pub limits: MoveLimits,
+    /// The most moves one player makes in a game, to bound a `lines` process's CPU time.
+    pub max_moves: u32,
+    /// Freeze a `lines` bot while it is not its turn.
+    pub pause: bool,
+    /// Names the game's cgroup (the game id).
+    pub tag: String,
+}
+
 /// A bot playing one game through real processes.
 pub struct ProcessPlayer {
     bot: Arc<PreparedBot>,
     /// The whole environment of the game's processes, built once: changing a single variable
     /// per spawn would make the standard library copy the whole environment on every spawn.
     env: Vec<(OsString, OsString)>,
-    limits: MoveLimits,
+    settings: PlayerSettings,
+    /// The cgroup of this game's processes; `None` once closed.
+    cage: Option<Cage>,
+    /// The bot's stderr byte count when the game started.
+    stderr_start: u64,
     /// The running process of a `lines` bot.
     session: Option<Session>,
 }
@@ -78,41 +98,53 @@ struct Session {
     pid: Option<u32>,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
+    paused: bool,
 }
 
 impl ProcessPlayer {
-    /// A player for one game, with that game's seed for `ARENA_SEED`.
-    pub fn new(bot: Arc<PreparedBot>, game: &str, seed: u64, limits: MoveLimits) -> Self {
+    /// A player for one game.
+    pub fn new(bot: Arc<PreparedBot>, settings: PlayerSettings) -> Self {
         let arena = [
-            ("ARENA_GAME", game.to_string()),
-            ("ARENA_SEED", seed.to_string()),
+            ("ARENA_GAME", settings.game.to_string()),
+            ("ARENA_SEED", settings.seed.to_string()),
             (
                 "ARENA_MOVE_TIME_MS",
-                limits.move_time.as_millis().to_string(),
+                settings.limits.move_time.as_millis().to_string(),
             ),
+            ("TMPDIR", bot.workdir.display().to_string()),
         ];
         let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
             .filter(|(k, _)| !arena.iter().any(|(name, _)| k == name))
             .collect();
         env.extend(arena.map(|(k, v)| (k.into(), v.into())));
+        let cage = Some(bot.jail.cage(&settings.tag));
+        let stderr_start = bot.log.bytes();
         ProcessPlayer {
             bot,
             env,
-            limits,
+            settings,
+            cage,
+            stderr_start,
             session: None,
         }
     }
 
-    fn command(&self) -> Command {
+    fn command(&self, cpu_seconds: u64) -> Command {
         let mut cmd = Command::new(&self.bot.program);
         cmd.args(&self.bot.args)
             .current_dir(&self.bot.workdir)
             .env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
-            // Its own group, so a timeout kills everything the bot started.
+            // Its own group: the fallback for killing everything where cgroups are missing.
             .process_group(0)
             .kill_on_drop(true);
+        if let Some(setup) = self.bot.jail.child_setup(self.cage.as_ref(), cpu_seconds) {
+            // SAFETY: `apply` makes only raw system calls on prepared values (`ChildSetup`).
+            unsafe {
+                cmd.pre_exec(move || setup.apply());
+            }
+        }
         cmd
     }
 
@@ -130,10 +162,43 @@ impl ProcessPlayer {
         })
     }
 
+    /// Kills every process of this game of the bot: the cgroup, and the process group.
+    fn kill_all(&self, pid: Option<u32>) {
+        if let Some(cage) = &self.cage {
+            cage.kill();
+        }
+        kill_group(pid);
+    }
+
+    /// Why a process ended badly, naming the limit it hit if it hit one.
+    fn exit_detail(&self, status: ExitStatus) -> String {
+        use std::os::unix::process::ExitStatusExt;
+        let memory = self
+            .cage
+            .as_ref()
+            .is_some_and(|c| c.hit_memory_limit(&self.bot.jail));
+        let described = describe_exit(status);
+        if memory {
+            return format!(
+                "memory limit: more than {} ({described}, by the OOM killer)",
+                super::sandbox::size(self.bot.jail.limits.memory)
+            );
+        }
+        match status.signal() {
+            Some(libc::SIGXCPU) => format!("cpu time limit ({described})"),
+            Some(libc::SIGXFSZ) => format!(
+                "output limit: a file larger than {} ({described})",
+                super::sandbox::size(self.bot.jail.limits.max_output)
+            ),
+            _ => described,
+        }
+    }
+
     /// One process for one move: `argv` or `stdin`.
     async fn ask_once(&mut self, fields: &[String]) -> Result<String, Failure> {
-        let deadline = Instant::now() + self.limits.move_time;
-        let mut cmd = self.command();
+        let deadline = Instant::now() + self.settings.limits.move_time;
+        let cpu = self.settings.limits.move_time.as_secs() + 1;
+        let mut cmd = self.command(cpu);
         let input = match self.bot.spec.protocol {
             Protocol::Argv => {
                 cmd.args(fields).stdin(Stdio::null());
@@ -148,28 +213,34 @@ impl ProcessPlayer {
         let pid = child.id();
         // If this move is abandoned (Ctrl-C), nothing it started may survive.
         let mut guard = GroupGuard(pid);
-        let result = timeout_at(deadline, collect(&mut child, pid, input)).await;
+        let result = timeout_at(deadline, collect(&mut child, input, || self.kill_all(pid))).await;
         guard.0 = None;
         match result {
             Err(_) => {
-                kill_group(pid);
+                self.kill_all(pid);
                 let _ = child.wait().await;
                 Err(Failure::Timeout)
             }
             Ok(Err(e)) => Err(Failure::Crash(format!("lost its output: {e}"))),
-            Ok(Ok((status, out))) if status.success() => {
-                Ok(String::from_utf8_lossy(&out).trim().to_string())
+            Ok(Ok((status, _))) if !status.success() => {
+                Err(Failure::Crash(self.exit_detail(status)))
             }
-            Ok(Ok((status, _))) => Err(Failure::Crash(describe_exit(status))),
+            Ok(Ok((_, out))) if out.len() > MAX_REPLY => Err(Failure::Illegal(format!(
+                "more than {MAX_REPLY} bytes of output"
+            ))),
+            Ok(Ok((_, out))) => Ok(String::from_utf8_lossy(&out).trim().to_string()),
         }
     }
 
     /// One line in, one line out of the game's process: `lines`.
     async fn ask_line(&mut self, fields: &[String]) -> Result<String, Failure> {
-        let mut deadline = Instant::now() + self.limits.move_time;
+        let mut deadline = Instant::now() + self.settings.limits.move_time;
         if self.session.is_none() {
-            deadline += self.limits.startup_time;
-            let mut cmd = self.command();
+            deadline += self.settings.limits.startup_time;
+            let limits = self.settings.limits;
+            let cpu =
+                (limits.startup_time + limits.move_time * self.settings.max_moves).as_secs() + 1;
+            let mut cmd = self.command(cpu);
             cmd.stdin(Stdio::piped());
             let mut child = self.spawn(cmd)?;
             let pid = child.id();
@@ -180,8 +251,10 @@ impl ProcessPlayer {
                 pid,
                 stdin,
                 stdout,
+                paused: false,
             });
         }
+        self.set_paused(false);
         let session = self.session.as_mut().expect("the session was just started");
         let line = encode_line(fields);
         let exchange = async {
@@ -195,14 +268,19 @@ impl ProcessPlayer {
             read_line(&mut session.stdout).await
         };
         let failure = match timeout_at(deadline, exchange).await {
-            Ok(Ok(reply)) => return Ok(reply),
+            Ok(Ok(reply)) => {
+                if self.settings.pause {
+                    self.set_paused(true);
+                }
+                return Ok(reply);
+            }
             Err(_) => Failure::Timeout,
             Ok(Err(Some(too_long))) => Failure::Illegal(too_long),
             Ok(Err(None)) => {
                 // The pipe closed: say whether the process exited, if it did so promptly.
                 let status = tokio::time::timeout(Duration::from_millis(50), session.child.wait());
                 match status.await {
-                    Ok(Ok(status)) => Failure::Crash(describe_exit(status)),
+                    Ok(Ok(status)) => Failure::Crash(self.exit_detail(status)),
                     _ => Failure::Crash("closed its input or output".to_string()),
                 }
             }
@@ -211,16 +289,58 @@ impl ProcessPlayer {
         Err(failure)
     }
 
-    /// Closes a `lines` bot's stdin, gives it `grace` to exit, then kills its group.
+    /// Freezes or thaws a `lines` bot between its moves.
+    fn set_paused(&mut self, paused: bool) {
+        let Some(session) = self.session.as_mut() else {
+            return;
+        };
+        if session.paused == paused {
+            return;
+        }
+        session.paused = paused;
+        match &self.cage {
+            Some(cage) if cage.has_cgroup() => cage.freeze(paused),
+            _ => {
+                if let Some(pid) = session
+                    .pid
+                    .and_then(|p| rustix::process::Pid::from_raw(p as i32))
+                {
+                    let signal = if paused {
+                        rustix::process::Signal::STOP
+                    } else {
+                        rustix::process::Signal::CONT
+                    };
+                    let _ = rustix::process::kill_process_group(pid, signal);
+                }
+            }
+        }
+    }
+
+    /// Closes a `lines` bot's stdin, gives it `grace` to exit, then kills everything it
+    /// started.
     async fn end_session(&mut self, grace: Duration) {
+        self.set_paused(false);
         if let Some(mut session) = self.session.take() {
             drop(session.stdin.take());
             if !grace.is_zero() {
                 let _ = tokio::time::timeout(grace, session.child.wait()).await;
             }
-            kill_group(session.pid);
+            self.kill_all(session.pid);
             let _ = session.child.wait().await;
         }
+    }
+
+    /// A bot that wrote more than its output limit to stderr in this game loses it.
+    fn check_stderr(&self) -> Result<(), Failure> {
+        let written = self.bot.log.bytes().saturating_sub(self.stderr_start);
+        let limit = self.bot.jail.limits.max_output;
+        if written > limit {
+            return Err(Failure::Crash(format!(
+                "output limit: more than {} on stderr in one game",
+                super::sandbox::size(limit)
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -237,30 +357,40 @@ impl Drop for ProcessPlayer {
     /// A game abandoned half-way (Ctrl-C) still leaves no process behind.
     fn drop(&mut self) {
         if let Some(session) = &self.session {
-            kill_group(session.pid);
+            self.kill_all(session.pid);
         }
     }
 }
 
 impl Player for ProcessPlayer {
     async fn ask(&mut self, fields: &[String]) -> Result<String, Failure> {
-        match self.bot.spec.protocol {
+        let reply = match self.bot.spec.protocol {
             Protocol::Lines => self.ask_line(fields).await,
             Protocol::Argv | Protocol::Stdin => self.ask_once(fields).await,
+        };
+        match self.check_stderr() {
+            Ok(()) => reply,
+            Err(flood) => {
+                self.end_session(Duration::ZERO).await;
+                Err(flood)
+            }
         }
     }
 
     async fn finish(&mut self) {
         self.end_session(EXIT_GRACE).await;
+        if let Some(cage) = self.cage.take() {
+            cage.close();
+        }
     }
 }
 
 /// Feeds a per-move process its input, reads its output and waits for it to exit. When it
-/// exits, whatever else it started is killed so its output pipe closes.
+/// exits, `kill` ends whatever else it started, so its output pipe closes.
 async fn collect(
     child: &mut Child,
-    pid: Option<u32>,
     input: Option<String>,
+    kill: impl Fn(),
 ) -> std::io::Result<(ExitStatus, Vec<u8>)> {
     let mut stdout = child.stdout.take().expect("stdout is piped");
     let stdin = child.stdin.take();
@@ -285,7 +415,7 @@ async fn collect(
             status = child.wait() => break status?,
         }
     };
-    kill_group(pid);
+    kill();
     while open {
         match stdout.read(&mut buf).await {
             Ok(0) | Err(_) => open = false,
@@ -295,9 +425,10 @@ async fn collect(
     Ok((status, out))
 }
 
-/// Keeps at most `MAX_REPLY` bytes, and goes on draining the pipe past that.
+/// Keeps at most one byte more than `MAX_REPLY` (enough to tell the reply is too long), and
+/// goes on draining the pipe past that.
 fn keep(out: &mut Vec<u8>, bytes: &[u8]) {
-    let room = MAX_REPLY.saturating_sub(out.len());
+    let room = (MAX_REPLY + 1).saturating_sub(out.len());
     out.extend_from_slice(&bytes[..bytes.len().min(room)]);
 }
 

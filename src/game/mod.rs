@@ -160,6 +160,16 @@ impl GameKind {
         })
     }
 
+    /// The most moves one player can make in a game (a bound for CPU-time limits).
+    pub fn max_moves(self, config: &GameConfig) -> u32 {
+        match self {
+            GameKind::Morra => config.morra_rounds,
+            GameKind::Othello => 60,
+            GameKind::Numeron => 1 + numeron::MAX_CALLS,
+            GameKind::Gomoku => 113,
+        }
+    }
+
     /// The default number of games per pairing in each round, colours alternating.
     pub fn default_games(self) -> u32 {
         match self {
