@@ -100,6 +100,12 @@ impl BotLog {
         Ok(Stdio::from(self.writer.try_clone()?))
     }
 
+    /// The write end of the log pipe, for a new process's stderr (it dups it).
+    pub fn stderr_fd(&self) -> std::os::fd::RawFd {
+        use std::os::fd::AsRawFd;
+        self.writer.as_raw_fd()
+    }
+
     /// Bytes the bot has written to stderr so far, kept in the log or not.
     pub fn bytes(&self) -> u64 {
         self.file.lock().unwrap_or_else(|e| e.into_inner()).seen

@@ -13,6 +13,7 @@ pub mod log;
 pub mod prepare;
 pub mod process;
 pub mod sandbox;
+pub mod spawn;
 
 /// The name of a bot directory's manifest.
 pub const MANIFEST: &str = "bot.toml";

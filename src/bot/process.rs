@@ -1,17 +1,18 @@
 //! Running a bot's processes: one per move (`argv`, `stdin`) or one per game (`lines`), each in
 //! its own process group, under a deadline, killed with everything it started when it is done.
 
-use std::ffi::OsString;
-use std::process::{ExitStatus, Stdio};
+use std::ffi::CString;
+use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::net::unix::pipe;
 use tokio::time::{timeout_at, Instant};
 
 use super::prepare::PreparedBot;
 use super::sandbox::Cage;
+use super::spawn::{spawn, Proc, SpawnSpec};
 use super::Protocol;
 use crate::referee::{Failure, Player};
 
@@ -49,6 +50,27 @@ pub fn describe_exit(status: ExitStatus) -> String {
     }
 }
 
+/// A C string from bytes; an interior NUL (which no real path, argument or variable can hold
+/// on Unix) is dropped.
+fn c_string(bytes: &[u8]) -> CString {
+    CString::new(
+        bytes
+            .iter()
+            .copied()
+            .filter(|&b| b != 0)
+            .collect::<Vec<u8>>(),
+    )
+    .expect("NUL bytes were removed")
+}
+
+/// `KEY=value` for an environment block.
+fn c_pair(key: &[u8], value: &[u8]) -> Option<CString> {
+    let mut pair = key.to_vec();
+    pair.push(b'=');
+    pair.extend_from_slice(value);
+    CString::new(pair).ok()
+}
+
 /// Encodes request fields as a protocol line: space-separated, an empty field written as `-`.
 pub fn encode_line(fields: &[String]) -> String {
     let mut line = String::new();
@@ -81,9 +103,12 @@ pub struct PlayerSettings {
 /// A bot playing one game through real processes.
 pub struct ProcessPlayer {
     bot: Arc<PreparedBot>,
-    /// The whole environment of the game's processes, built once: changing a single variable
-    /// per spawn would make the standard library copy the whole environment on every spawn.
-    env: Vec<(OsString, OsString)>,
+    /// The program, its arguments (`argv[0]` first) and the whole environment of the game's
+    /// processes, built once for the game.
+    program: CString,
+    argv: Vec<CString>,
+    env: Vec<CString>,
+    cwd: CString,
     settings: PlayerSettings,
     /// The cgroup of this game's processes; `None` once closed.
     cage: Option<Cage>,
@@ -94,10 +119,10 @@ pub struct ProcessPlayer {
 }
 
 struct Session {
-    child: Child,
+    child: Proc,
     pid: Option<u32>,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
+    stdin: Option<pipe::Sender>,
+    stdout: BufReader<pipe::Receiver>,
     paused: bool,
 }
 
@@ -113,15 +138,27 @@ impl ProcessPlayer {
             ),
             ("TMPDIR", bot.workdir.display().to_string()),
         ];
-        let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+        let mut env: Vec<CString> = std::env::vars_os()
             .filter(|(k, _)| !arena.iter().any(|(name, _)| k == name))
+            .filter_map(|(k, v)| c_pair(k.as_encoded_bytes(), v.as_encoded_bytes()))
             .collect();
-        env.extend(arena.map(|(k, v)| (k.into(), v.into())));
+        env.extend(
+            arena
+                .iter()
+                .filter_map(|(k, v)| c_pair(k.as_bytes(), v.as_bytes())),
+        );
+        let program = c_string(bot.program.as_os_str().as_encoded_bytes());
+        let mut argv = vec![program.clone()];
+        argv.extend(bot.args.iter().map(|a| c_string(a.as_bytes())));
+        let cwd = c_string(bot.workdir.as_os_str().as_encoded_bytes());
         let cage = Some(bot.jail.cage(&settings.tag));
         let stderr_start = bot.log.bytes();
         ProcessPlayer {
             bot,
+            program,
+            argv,
             env,
+            cwd,
             settings,
             cage,
             stderr_start,
@@ -129,32 +166,20 @@ impl ProcessPlayer {
         }
     }
 
-    fn command(&self, cpu_seconds: u64) -> Command {
-        let mut cmd = Command::new(&self.bot.program);
-        cmd.args(&self.bot.args)
-            .current_dir(&self.bot.workdir)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdout(Stdio::piped())
-            // Its own group: the fallback for killing everything where cgroups are missing.
-            .process_group(0)
-            .kill_on_drop(true);
-        if let Some(setup) = self.bot.jail.child_setup(self.cage.as_ref(), cpu_seconds) {
-            // SAFETY: `apply` makes only raw system calls on prepared values (`ChildSetup`).
-            unsafe {
-                cmd.pre_exec(move || setup.apply());
-            }
-        }
-        cmd
-    }
-
-    fn spawn(&self, mut cmd: Command) -> Result<Child, Failure> {
-        let stderr = self
-            .bot
-            .log
-            .stderr()
-            .map_err(|e| Failure::Crash(format!("cannot set up stderr: {e}")))?;
-        cmd.stderr(stderr).spawn().map_err(|e| {
+    /// Starts a process of the bot with `extra` arguments, its sandbox applied.
+    fn spawn(&self, extra: &[String], stdin_pipe: bool, cpu_seconds: u64) -> Result<Proc, Failure> {
+        let mut argv = self.argv.clone();
+        argv.extend(extra.iter().map(|a| c_string(a.as_bytes())));
+        spawn(&SpawnSpec {
+            program: &self.program,
+            argv: &argv,
+            envp: &self.env,
+            cwd: &self.cwd,
+            stdin_pipe,
+            stderr: self.bot.log.stderr_fd(),
+            setup: self.bot.jail.child_setup(self.cage.as_ref(), cpu_seconds),
+        })
+        .map_err(|e| {
             Failure::Crash(format!(
                 "cannot start `{}`: {e}",
                 self.bot.program.display()
@@ -198,19 +223,12 @@ impl ProcessPlayer {
     async fn ask_once(&mut self, fields: &[String]) -> Result<String, Failure> {
         let deadline = Instant::now() + self.settings.limits.move_time;
         let cpu = self.settings.limits.move_time.as_secs() + 1;
-        let mut cmd = self.command(cpu);
-        let input = match self.bot.spec.protocol {
-            Protocol::Argv => {
-                cmd.args(fields).stdin(Stdio::null());
-                None
-            }
-            _ => {
-                cmd.stdin(Stdio::piped());
-                Some(encode_line(fields))
-            }
+        let (args, input): (&[String], _) = match self.bot.spec.protocol {
+            Protocol::Argv => (fields, None),
+            _ => (&[], Some(encode_line(fields))),
         };
-        let mut child = self.spawn(cmd)?;
-        let pid = child.id();
+        let mut child = self.spawn(args, input.is_some(), cpu)?;
+        let pid = Some(child.id());
         // If this move is abandoned (Ctrl-C), nothing it started may survive.
         let mut guard = GroupGuard(pid);
         let result = timeout_at(deadline, collect(&mut child, input, || self.kill_all(pid))).await;
@@ -240,10 +258,8 @@ impl ProcessPlayer {
             let limits = self.settings.limits;
             let cpu =
                 (limits.startup_time + limits.move_time * self.settings.max_moves).as_secs() + 1;
-            let mut cmd = self.command(cpu);
-            cmd.stdin(Stdio::piped());
-            let mut child = self.spawn(cmd)?;
-            let pid = child.id();
+            let mut child = self.spawn(&[], true, cpu)?;
+            let pid = Some(child.id());
             let stdin = child.stdin.take();
             let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
             self.session = Some(Session {
@@ -388,7 +404,7 @@ impl Player for ProcessPlayer {
 /// Feeds a per-move process its input, reads its output and waits for it to exit. When it
 /// exits, `kill` ends whatever else it started, so its output pipe closes.
 async fn collect(
-    child: &mut Child,
+    child: &mut Proc,
     input: Option<String>,
     kill: impl Fn(),
 ) -> std::io::Result<(ExitStatus, Vec<u8>)> {
@@ -433,7 +449,7 @@ fn keep(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// Reads one reply line. `Err(None)`: the pipe closed; `Err(Some(_))`: the line is too long.
-async fn read_line(reader: &mut BufReader<ChildStdout>) -> Result<String, Option<String>> {
+async fn read_line(reader: &mut BufReader<pipe::Receiver>) -> Result<String, Option<String>> {
     let mut line = Vec::new();
     loop {
         let available = reader.fill_buf().await.map_err(|_| None)?;
