@@ -347,14 +347,14 @@ fn prepare_options(opts: &RunOptions, resuming: bool) -> Result<PrepareOptions> 
     }
     let prep = PrepareOptions {
         sandbox: Arc::new(sandbox),
-        work_root: opts.out.join("work"),
+        work_root: work_root()?,
         logs_dir: opts.out.join("logs"),
         build_time: opts.build_time,
         log_cap: opts.log_cap,
         append_logs: resuming,
     };
     let replays = opts.out.join("replays");
-    let mut dirs = vec![&opts.out, &prep.work_root, &prep.logs_dir];
+    let mut dirs = vec![&opts.out, &prep.logs_dir];
     if opts.replays {
         dirs.push(&replays);
     }
@@ -384,24 +384,10 @@ async fn finish(
         .collect();
     let opts = Arc::new(opts);
     let played = play_schedule(&opts, run_id, &bots, pending, &mut writer).await;
-    let close = |bots: Vec<Arc<PreparedBot>>| {
-        for bot in bots {
-            if let Ok(bot) = Arc::try_unwrap(bot) {
-                bot.log.close(Duration::from_millis(500));
-            }
-        }
-    };
-    let (new, interrupted) = match played {
-        Ok(played) => played,
-        Err(e) => {
-            close(bots);
-            prep.sandbox.cleanup();
-            return Err(e);
-        }
-    };
+    let released = release(bots, &prep, &opts);
+    let (new, interrupted) = played?;
+    released?;
     records.extend(new);
-    close(bots);
-    prep.sandbox.cleanup();
     if interrupted {
         return Err(Interrupted {
             played: records.len(),
@@ -418,14 +404,63 @@ async fn finish(
         report::markdown::standings(&table),
         report::markdown::crosstable(&table)
     );
-    if !opts.keep_work {
-        std::fs::remove_dir_all(&prep.work_root)
-            .with_context(|| format!("cannot remove `{}`", prep.work_root.display()))?;
-    }
     Ok(Summary {
         games: records.len(),
         elapsed: started.elapsed(),
     })
+}
+
+/// After the last game: closes the bots' logs, removes the sandbox's cgroups, and removes
+/// the private copies (or, with `--keep-work`, moves them to `<out>/work/`).
+fn release(bots: Vec<Arc<PreparedBot>>, prep: &PrepareOptions, opts: &RunOptions) -> Result<()> {
+    for bot in bots {
+        if let Ok(bot) = Arc::try_unwrap(bot) {
+            bot.log.close(Duration::from_millis(500));
+        }
+    }
+    prep.sandbox.cleanup();
+    if opts.keep_work {
+        let kept = opts.out.join("work");
+        if std::fs::rename(&prep.work_root, &kept).is_err() {
+            // Another file system: copy, then remove.
+            crate::bot::prepare::copy_tree(&prep.work_root, &kept)?;
+            std::fs::remove_dir_all(&prep.work_root)
+                .with_context(|| format!("cannot remove `{}`", prep.work_root.display()))?;
+        }
+        Ok(())
+    } else {
+        std::fs::remove_dir_all(&prep.work_root)
+            .with_context(|| format!("cannot remove `{}`", prep.work_root.display()))
+    }
+}
+
+/// A new directory for the bots' private copies, outside the output directory: bots that run
+/// under their own uid must be able to reach their copy, and the user's tree (a home directory
+/// of mode 0700, say) may not let them. Mode 0711: others may pass through but not list it.
+fn work_root() -> Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = std::env::temp_dir();
+    for attempt in 0..100u64 {
+        let seed = crate::rng::derive_seed(std::process::id().into(), attempt ^ nanos());
+        let dir = base.join(format!("arena-work-{:012x}", seed & 0xffff_ffff_ffff));
+        match std::fs::DirBuilder::new().mode(0o711).create(&dir) {
+            Ok(()) => {
+                // The umask may have narrowed the mode.
+                std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o711))
+                    .with_context(|| format!("cannot set the mode of `{}`", dir.display()))?;
+                return Ok(dir);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot create `{}`", dir.display())),
+        }
+    }
+    bail!("cannot create a working directory in `{}`", base.display())
+}
+
+fn nanos() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 type Prepared = (Vec<Arc<PreparedBot>>, Vec<(BotSpec, String)>);

@@ -435,3 +435,32 @@ fn the_bundled_bots_play_a_clean_tournament() {
         assert_eq!(row["plies"], "30", "{row:?}");
     }
 }
+
+#[test]
+fn bots_run_when_the_output_directory_is_private() {
+    // A home directory of mode 0700, say: bots under their own uid cannot enter it, so their
+    // private copies must live elsewhere while they play.
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let private = tmp.path().join("home");
+    std::fs::create_dir(&private).unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let out = private.join("out");
+    arena_ok(&[
+        "run",
+        "morra",
+        &fixture("constant"),
+        &fixture("echo-lines"),
+        "--morra-rounds",
+        "3",
+        "--keep-work",
+        "--out",
+        &out_arg(&out),
+    ]);
+    let rows = games(&out);
+    assert_eq!(rows[0]["reason"], "normal", "{rows:?}");
+    assert!(
+        out.join("work/echo-lines/requests.log").exists(),
+        "kept copies are moved to the output"
+    );
+}

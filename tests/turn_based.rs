@@ -236,3 +236,37 @@ fn no_replays_writes_none() {
     assert_eq!(games(&out).len(), 2);
     assert!(!out.join("replays").exists());
 }
+
+/// The ticks a pondering bot counted while playing one game against a slow bot.
+fn ponder_ticks(pause: &str) -> Vec<u64> {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let bots = [
+        fixtures("gomoku").join("ponder"),
+        fixtures("gomoku").join("slow"),
+    ];
+    run(
+        "gomoku",
+        &bots,
+        &["--games", "1", "--pause-opponent", pause, "--keep-work"],
+        &out,
+    );
+    let rows = games(&out);
+    assert_eq!(culprit(&rows[0]), Some("slow"), "{rows:?}");
+    std::fs::read_to_string(out.join("work/ponder/counts"))
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_waiting_bot_is_paused_while_its_opponent_thinks() {
+    // Six moves of the slow bot take 1.2 s: a running ticker counts about 100 ticks in that
+    // time, a frozen one next to none (it runs only while the ponderer itself moves).
+    let paused = ponder_ticks("on");
+    let running = ponder_ticks("off");
+    let (p, r) = (*paused.last().unwrap(), *running.last().unwrap());
+    assert!(p < 25, "ticks while paused: {paused:?}");
+    assert!(r > 50, "ticks while running: {running:?}");
+}

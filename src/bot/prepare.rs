@@ -55,7 +55,7 @@ pub async fn prepare(
     std::fs::create_dir_all(&workdir)
         .with_context(|| format!("cannot create `{}`", workdir.display()))?;
     let copied = if spec.source.is_dir() {
-        copy_tree(&spec.source, &workdir, 0)
+        copy_tree_at(&spec.source, &workdir, 0)
     } else {
         let name = spec.source.file_name().unwrap_or_default();
         std::fs::copy(&spec.source, workdir.join(name))
@@ -113,8 +113,14 @@ pub async fn prepare(
     }))
 }
 
+/// Copies a directory tree, following symbolic links.
+pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("cannot create `{}`", to.display()))?;
+    copy_tree_at(from, to, 0)
+}
+
 /// Copies a bot directory, following symbolic links (so a bot may link a shared adapter).
-fn copy_tree(from: &Path, to: &Path, depth: u32) -> Result<()> {
+fn copy_tree_at(from: &Path, to: &Path, depth: u32) -> Result<()> {
     // Bot directories are shallow; a deep tree means a symbolic link loop.
     anyhow::ensure!(depth < 16, "`{}` is nested too deeply", from.display());
     for entry in
@@ -128,7 +134,7 @@ fn copy_tree(from: &Path, to: &Path, depth: u32) -> Result<()> {
         if meta.is_dir() {
             std::fs::create_dir_all(&target)
                 .with_context(|| format!("cannot create `{}`", target.display()))?;
-            copy_tree(&source, &target, depth + 1)?;
+            copy_tree_at(&source, &target, depth + 1)?;
         } else {
             std::fs::copy(&source, &target)
                 .with_context(|| format!("cannot copy `{}`", source.display()))?;

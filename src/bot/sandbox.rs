@@ -262,6 +262,9 @@ impl Sandbox {
         let uid = self.root.then(|| BASE_UID + index as u32);
         if let Some(uid) = uid {
             chown_tree(workdir, uid)?;
+            // Only its owner may enter a bot's directory, whatever Landlock does.
+            std::fs::set_permissions(workdir, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+                .with_context(|| format!("cannot set the mode of `{}`", workdir.display()))?;
         }
         let memory = match &self.roots.memory {
             Some(root) => {
