@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::bot::process::MoveLimits;
 use crate::game::{GameConfig, GameKind};
 use crate::tournament::{self, RunOptions};
-use crate::{record, report, standings};
+use crate::{record, report};
 
 /// Round-robin tournaments between bots that are separate programs.
 #[derive(Debug, Parser)]
@@ -57,6 +57,21 @@ pub struct RunArgs {
     /// How many times the whole round robin is played.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub rounds: u32,
+
+    /// Play a gauntlet: every BOT plays only this reference bot (and any other `--gauntlet`),
+    /// never another BOT, and `grades.{csv,md}` grade them. Repeatable.
+    #[arg(long, value_name = "REF")]
+    pub gauntlet: Vec<PathBuf>,
+
+    /// The rule a gauntlet's candidates pass by: `beat-all`, `min-score:P` (percent of the
+    /// points) or `min-points:N`.
+    #[arg(long, default_value = "beat-all", value_name = "RULE")]
+    pub pass: crate::grades::Rule,
+
+    /// Play only shard I of N of the schedule (`2/4`); merge the shards' `games.csv` with
+    /// `arena standings`.
+    #[arg(long, value_name = "I/N", value_parser = crate::schedule::parse_shard)]
+    pub shard: Option<(u32, u32)>,
 
     /// Games per pairing in each round, who moves first alternating
     /// [default: othello 2, gomoku 2, numeron 10, morra 1].
@@ -119,6 +134,10 @@ pub struct RunArgs {
     #[arg(long, value_parser = clap::builder::BoolishValueParser::new())]
     pub pause_opponent: Option<bool>,
 
+    /// Fix this bot's rating at 0 [default: the average rating is 0].
+    #[arg(long)]
+    pub anchor: Option<String>,
+
     /// Run bots without the sandbox: no uid, cgroups, Landlock or namespaces, only time limits
     /// and process-group kills. For trusted bots only.
     #[arg(long)]
@@ -151,9 +170,14 @@ pub struct StandingsArgs {
     #[arg(required = true)]
     pub csv: Vec<PathBuf>,
 
-    /// Also write `standings.{csv,md}` and `crosstable.{csv,md}` into this directory.
+    /// Also write `standings.{csv,md}`, `crosstable.{csv,md}`, `los.csv` and `report.html`
+    /// into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
+
+    /// Fix this bot's rating at 0 [default: the average rating is 0].
+    #[arg(long)]
+    pub anchor: Option<String>,
 }
 
 /// Runs the program; errors are reported by `main`.
@@ -229,7 +253,7 @@ fn run(args: RunArgs) -> Result<()> {
 
 /// Turns the command line into validated run options.
 pub fn run_options(args: RunArgs) -> Result<RunOptions> {
-    let bots = if args.bots.is_empty() {
+    let candidates = if args.bots.is_empty() {
         let dir = PathBuf::from("bots").join(args.game.name());
         if !dir.is_dir() {
             bail!(
@@ -237,10 +261,23 @@ pub fn run_options(args: RunArgs) -> Result<RunOptions> {
                 dir.display()
             );
         }
+        // In a gauntlet, every other bundled bot is a candidate.
+        let references: Vec<PathBuf> = args
+            .gauntlet
+            .iter()
+            .filter_map(|r| r.canonicalize().ok())
+            .collect();
         crate::bot::discover(&dir)?
+            .into_iter()
+            .filter(|b| b.canonicalize().map_or(true, |b| !references.contains(&b)))
+            .collect()
     } else {
         args.bots
     };
+    // References first: a gauntlet's bots are the references, then the candidates.
+    let references: Vec<usize> = (0..args.gauntlet.len()).collect();
+    let mut bots = args.gauntlet.clone();
+    bots.extend(candidates);
     let jobs = match args.jobs {
         Some(j) => j as usize,
         None => num_cpus(),
@@ -256,6 +293,9 @@ pub fn run_options(args: RunArgs) -> Result<RunOptions> {
         PathBuf::from("results").join(format!("{}-{}", args.game.name(), timestamp()))
     });
     Ok(RunOptions {
+        references,
+        pass: args.pass,
+        shard: args.shard,
         game: args.game,
         config: GameConfig {
             morra_rounds: args.morra_rounds,
@@ -279,6 +319,7 @@ pub fn run_options(args: RunArgs) -> Result<RunOptions> {
         },
         allow_network: args.allow_network,
         no_sandbox: args.no_sandbox,
+        anchor: args.anchor,
         pause_opponent: args.pause_opponent.unwrap_or(args.game.has_first_player()),
         build_time: args.build_time,
         log_cap: args.log_limit,
@@ -303,18 +344,54 @@ fn standings(args: StandingsArgs) -> Result<()> {
             );
         }
     }
-    let table = standings::compute(&games);
-    if let Some(dir) = &args.out {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create `{}`", dir.display()))?;
-        report::write_tables(dir, &table)?;
-    }
+    let table = match &args.out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create `{}`", dir.display()))?;
+            report::write_all(dir, &games, &report_options(&args, &games, dir))?
+        }
+        None => report::rated_standings(&games, args.anchor.as_deref())?.0,
+    };
     print!(
         "{}\n{}",
         report::markdown::standings(&table),
         report::markdown::crosstable(&table)
     );
     Ok(())
+}
+
+/// The HTML report's title, configuration and replay links for `arena standings`: a single
+/// tournament's own description when its `tournament.json` is beside the CSV.
+fn report_options(
+    args: &StandingsArgs,
+    games: &[crate::record::GameRecord],
+    out: &std::path::Path,
+) -> report::ReportOptions {
+    let game = games.first().map_or("no games", |g| g.game.name());
+    let single = match args.csv.as_slice() {
+        [csv] => csv.parent().map(|d| d.to_path_buf()),
+        _ => None,
+    };
+    let described = single
+        .as_ref()
+        .and_then(|d| report::describe_tournament(&d.join("tournament.json")));
+    let (title, config) = described.unwrap_or_else(|| {
+        let files: Vec<String> = args.csv.iter().map(|p| p.display().to_string()).collect();
+        (
+            format!("{game} — {} games", games.len()),
+            vec![("games CSVs".to_string(), files.join(", "))],
+        )
+    });
+    // Links to replays work only from the directory that holds them.
+    let replays = single.is_some_and(|d| {
+        d.join("replays").is_dir() && d.canonicalize().ok() == out.canonicalize().ok()
+    });
+    report::ReportOptions {
+        anchor: args.anchor.clone(),
+        title,
+        config,
+        replays,
+    }
 }
 
 /// Prints the sandbox's protections on this machine.

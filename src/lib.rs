@@ -8,6 +8,8 @@
 pub mod bot;
 pub mod cli;
 pub mod game;
+pub mod grades;
+pub mod ratings;
 pub mod record;
 pub mod referee;
 pub mod replay;

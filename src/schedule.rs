@@ -1,4 +1,7 @@
-//! Who plays whom, in which seats, in which order: round-robin schedules.
+//! Who plays whom, in which seats, in which order: round-robin and gauntlet schedules, and
+//! their split into shards.
+
+use crate::rng::{derive_seed, Rng};
 
 /// One game of the schedule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +62,127 @@ pub fn round_robin(bots: usize, rounds: u32, games: u32) -> Vec<Pairing> {
         }
     }
     schedule
+}
+
+/// A gauntlet: every candidate plays every reference, never another candidate, `games`
+/// games per pairing in each of `rounds` rounds, seats alternating between a pairing's games.
+///
+/// `candidates` and `references` are indices into the caller's bot list and must not share
+/// a bot. Each cycle of the schedule (one game of every pairing) is a run of slots, each slot
+/// a set of disjoint pairings with every bot of the smaller side busy, so neighbouring games
+/// can run in parallel. The larger side is walked with a stride, so a bot's games are spread
+/// out over the cycle and a reference meets candidate after candidate rather than one
+/// candidate game after game. Seats are balanced: with one game per pairing each candidate
+/// moves first against about half the references (and each reference against about half the
+/// candidates), and seats swap from one round to the next.
+pub fn gauntlet(
+    candidates: &[usize],
+    references: &[usize],
+    rounds: u32,
+    games: u32,
+) -> Vec<Pairing> {
+    debug_assert!(
+        candidates.iter().all(|c| !references.contains(c)),
+        "a bot is both a candidate and a reference"
+    );
+    let (nc, nr) = (candidates.len(), references.len());
+    let mut schedule = Vec::new();
+    if nc == 0 || nr == 0 {
+        return schedule;
+    }
+    let (wide, narrow) = (nc.max(nr), nc.min(nr));
+    // `stride * (narrow - 1) < wide`, so a slot's wide-side bots are distinct, and so are a
+    // wide-side bot's slots. With a stride of 2 or more, consecutive slots share no wide-side
+    // bot either: a game then waits only for the game before it of its narrow-side bot.
+    let stride = wide / narrow;
+    // The first game_id of the current colour-swapped pair of each (candidate, reference).
+    let mut pair_start = vec![0u64; nc * nr];
+    let mut game_id = 0;
+    for round in 1..=rounds {
+        for g in 0..games {
+            for slot in 0..wide {
+                for k in 0..narrow {
+                    let w = (slot + k * stride) % wide;
+                    let (i, j) = if nc >= nr { (w, k) } else { (k, w) };
+                    let (cand, refr) = (candidates[i], references[j]);
+                    // The candidate moves first in the pairing's first game when the positions'
+                    // sum is even: each bot then moves first in about half its pairings.
+                    let cand_first = ((i + j) as u32 + g + round - 1).is_multiple_of(2);
+                    game_id += 1;
+                    let start = &mut pair_start[i * nr + j];
+                    if g.is_multiple_of(2) {
+                        *start = game_id;
+                    }
+                    schedule.push(Pairing {
+                        round,
+                        game_id,
+                        seats: if cand_first {
+                            [cand, refr]
+                        } else {
+                            [refr, cand]
+                        },
+                        opening: *start,
+                    });
+                }
+            }
+        }
+    }
+    schedule
+}
+
+/// Mixed into the tournament seed for the shard split, so it is independent of game seeds.
+const SHARD_SALT: u64 = 0x7368_6172_6473_706c;
+
+/// The games of shard `index` (1-based) of `count`: a seeded, balanced split of `schedule`.
+///
+/// The games' positions are shuffled with `seed` and dealt to the shards in turn, so shard
+/// sizes differ by at most one, every game is in exactly one shard, and every shard gets a
+/// random mix of the bots' games. Kept games keep their `game_id` (hence their seed and
+/// opening) and their order.
+pub fn shard(schedule: Vec<Pairing>, index: u32, count: u32, seed: u64) -> Vec<Pairing> {
+    assert!(
+        (1..=count).contains(&index),
+        "shard {index} of {count} is out of range"
+    );
+    let n = schedule.len();
+    // Fisher-Yates with the project's generator, so a seed gives the same split forever.
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = Rng::new(derive_seed(seed, SHARD_SALT));
+    for i in (1..n).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    let mut keep = vec![false; n];
+    let (index, count) = (index as usize - 1, count as usize);
+    for &pos in order.iter().skip(index).step_by(count) {
+        keep[pos] = true;
+    }
+    schedule
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(p, k)| k.then_some(p))
+        .collect()
+}
+
+/// Parses `--shard I/N`: shard `I` (from 1) of `N`.
+pub fn parse_shard(s: &str) -> Result<(u32, u32), String> {
+    let Some((i, n)) = s.split_once('/') else {
+        return Err(format!(
+            "`{s}`: expected `I/N`, such as `2/4` (shard 2 of 4)"
+        ));
+    };
+    let number = |part: &str, what: &str| {
+        part.trim()
+            .parse::<u32>()
+            .map_err(|_| format!("`{s}`: {what} `{part}` is not a whole number"))
+    };
+    let (i, n) = (number(i, "the shard")?, number(n, "the shard count")?);
+    if n == 0 {
+        return Err(format!("`{s}`: the shard count must be at least 1"));
+    }
+    if !(1..=n).contains(&i) {
+        return Err(format!("`{s}`: the shard must be between 1 and {n}"));
+    }
+    Ok((i, n))
 }
 
 #[cfg(test)]
@@ -139,5 +263,184 @@ mod tests {
             seen.dedup();
             assert_eq!(seen.len(), 6);
         }
+    }
+
+    fn gauntlet_of(nc: usize, nr: usize, rounds: u32, games: u32) -> Vec<Pairing> {
+        // Candidates and references interleaved in the bot list, as a caller may have them.
+        let candidates: Vec<usize> = (0..nc).map(|i| 2 * i).collect();
+        let references: Vec<usize> = (0..nr).map(|j| 2 * j + 1).collect();
+        gauntlet(&candidates, &references, rounds, games)
+    }
+
+    #[test]
+    fn gauntlet_candidates_meet_only_each_reference() {
+        for nc in 1..=6 {
+            for nr in 1..=5 {
+                for (rounds, games) in [(1, 1), (3, 1), (2, 2), (1, 3)] {
+                    let s = gauntlet_of(nc, nr, rounds, games);
+                    let what = format!("{nc}x{nr}, {rounds} rounds of {games}");
+                    // Candidates are even, references odd: every game has one of each.
+                    assert!(s.iter().all(|p| p.seats[0] % 2 != p.seats[1] % 2), "{what}");
+                    let m = meetings(&s);
+                    assert_eq!(m.len(), nc * nr, "{what}");
+                    assert!(m.values().all(|&c| c == rounds * games), "{what}: {m:?}");
+                    let ids: Vec<u64> = s.iter().map(|p| p.game_id).collect();
+                    assert_eq!(ids, (1..=s.len() as u64).collect::<Vec<_>>(), "{what}");
+                    let r: Vec<u32> = s.iter().map(|p| p.round).collect();
+                    assert!(r.windows(2).all(|w| w[0] <= w[1]) && r[0] == 1, "{what}");
+                }
+            }
+        }
+        assert!(gauntlet(&[], &[1], 1, 1).is_empty());
+        assert!(gauntlet(&[0], &[], 1, 1).is_empty());
+    }
+
+    #[test]
+    fn gauntlet_seats_are_balanced() {
+        // One game per pairing: every bot moves first in half its games, give or take one.
+        for nc in 1..=6 {
+            for nr in 1..=5 {
+                let s = gauntlet_of(nc, nr, 1, 1);
+                let mut first = vec![0i32; 2 * nc.max(nr)];
+                for p in &s {
+                    first[p.seats[0]] += 1;
+                    first[p.seats[1]] -= 1;
+                }
+                assert!(first.iter().all(|d| d.abs() <= 1), "{nc}x{nr}: {first:?}");
+            }
+        }
+        // Two rounds of one game, one round of two, or two of three: exactly even per pairing.
+        for (rounds, games) in [(2, 1), (1, 2), (2, 3)] {
+            let s = gauntlet_of(4, 3, rounds, games);
+            let mut by_seats: BTreeMap<[usize; 2], u32> = BTreeMap::new();
+            for p in &s {
+                *by_seats.entry(p.seats).or_default() += 1;
+            }
+            assert!(by_seats
+                .iter()
+                .all(|(k, &v)| by_seats.get(&[k[1], k[0]]) == Some(&v)));
+        }
+    }
+
+    #[test]
+    fn gauntlet_colour_swapped_games_share_an_opening() {
+        for games in [2, 3, 4] {
+            let s = gauntlet_of(3, 2, 2, games);
+            let mut by_opening: BTreeMap<u64, Vec<&Pairing>> = BTreeMap::new();
+            for p in &s {
+                by_opening.entry(p.opening).or_default().push(p);
+            }
+            for (opening, pair) in &by_opening {
+                // The opening is the id of the pair's first game.
+                assert_eq!(pair[0].game_id, *opening);
+                match pair.as_slice() {
+                    [a, b] => {
+                        assert_eq!(a.seats, [b.seats[1], b.seats[0]]);
+                        assert_eq!(a.round, b.round);
+                    }
+                    // The odd game out of an odd `games` has an opening of its own.
+                    [_] => assert_eq!(games % 2, 1),
+                    _ => panic!("{games} games: opening {opening} used {} times", pair.len()),
+                }
+            }
+            let singles = by_opening.values().filter(|p| p.len() == 1).count();
+            assert_eq!(singles, if games % 2 == 1 { 3 * 2 * 2 } else { 0 });
+        }
+    }
+
+    #[test]
+    fn gauntlet_neighbouring_games_are_disjoint_and_spread_out() {
+        for (nc, nr) in [(8, 2), (2, 7), (5, 2), (6, 3), (4, 4), (9, 1)] {
+            let narrow = nc.min(nr);
+            let s = gauntlet_of(nc, nr, 1, 2);
+            let slots: Vec<&[Pairing]> = s.chunks(narrow).collect();
+            for slot in &slots {
+                let mut bots: Vec<usize> = slot.iter().flat_map(|p| p.seats).collect();
+                bots.sort();
+                bots.dedup();
+                assert_eq!(bots.len(), 2 * narrow, "{nc}x{nr}: {slot:?}");
+            }
+            if nc.max(nr) >= 2 * narrow {
+                // Consecutive slots share only bots of the smaller side, so each game waits
+                // for one game before it, not two.
+                let wide_side = |p: &Pairing| {
+                    let is_wide = |b: usize| b.is_multiple_of(2) == (nc > nr);
+                    p.seats.into_iter().find(|&b| is_wide(b)).unwrap()
+                };
+                for w in slots.windows(2) {
+                    let before: Vec<usize> = w[0].iter().map(wide_side).collect();
+                    assert!(
+                        w[1].iter().all(|p| !before.contains(&wide_side(p))),
+                        "{nc}x{nr}: {w:?}"
+                    );
+                }
+            }
+        }
+        // One reference meets the candidates in turn, never one twice in a row.
+        let s = gauntlet_of(3, 1, 1, 2);
+        let opponents: Vec<usize> = s.iter().map(|p| p.seats[0] + p.seats[1] - 1).collect();
+        assert_eq!(opponents, [0, 2, 4, 0, 2, 4]);
+    }
+
+    #[test]
+    fn shards_partition_the_schedule_evenly() {
+        let schedule = gauntlet_of(5, 3, 2, 3);
+        assert_eq!(schedule.len(), 90);
+        for count in [1, 2, 4, 7, 90, 100] {
+            let shards: Vec<Vec<Pairing>> = (1..=count)
+                .map(|i| shard(schedule.clone(), i, count, 42))
+                .collect();
+            let sizes: Vec<usize> = shards.iter().map(Vec::len).collect();
+            let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+            assert!(hi - lo <= 1, "{count} shards: {sizes:?}");
+            for part in &shards {
+                // Each shard keeps the schedule's order (and so its ids, ascending).
+                assert!(part.windows(2).all(|w| w[0].game_id < w[1].game_id));
+            }
+            let mut all: Vec<Pairing> = shards.concat();
+            all.sort_by_key(|p| p.game_id);
+            assert_eq!(all, schedule, "{count} shards");
+        }
+        assert_eq!(shard(schedule.clone(), 1, 1, 9), schedule);
+    }
+
+    #[test]
+    fn shards_depend_on_the_seed_alone() {
+        let schedule = round_robin(6, 2, 2);
+        let ids = |seed| -> Vec<u64> {
+            shard(schedule.clone(), 2, 3, seed)
+                .iter()
+                .map(|p| p.game_id)
+                .collect()
+        };
+        assert_eq!(ids(7), ids(7));
+        assert_ne!(ids(7), ids(8));
+        // Pinned: a seed must split the same way in every version.
+        assert_eq!(
+            shard(round_robin(3, 1, 2), 1, 2, 1)
+                .iter()
+                .map(|p| p.game_id)
+                .collect::<Vec<_>>(),
+            [1, 5, 6]
+        );
+    }
+
+    #[test]
+    fn shard_arguments_are_parsed_and_checked() {
+        assert_eq!(parse_shard("2/4"), Ok((2, 4)));
+        assert_eq!(parse_shard("1/1"), Ok((1, 1)));
+        let err = |s| parse_shard(s).unwrap_err();
+        assert_eq!(err("5/4"), "`5/4`: the shard must be between 1 and 4");
+        assert_eq!(err("0/4"), "`0/4`: the shard must be between 1 and 4");
+        assert_eq!(err("1/0"), "`1/0`: the shard count must be at least 1");
+        assert_eq!(
+            err("3"),
+            "`3`: expected `I/N`, such as `2/4` (shard 2 of 4)"
+        );
+        assert_eq!(err("a/4"), "`a/4`: the shard `a` is not a whole number");
+        assert_eq!(
+            err("1/-4"),
+            "`1/-4`: the shard count `-4` is not a whole number"
+        );
     }
 }

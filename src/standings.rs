@@ -14,7 +14,7 @@ pub const WIN_POINTS: u32 = 2;
 pub const DRAW_POINTS: u32 = 1;
 
 /// One bot's line in the standings.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Standing {
     pub rank: usize,
     pub bot: String,
@@ -32,6 +32,9 @@ pub struct Standing {
     /// Results in seat A (moving first) and in seat B.
     pub as_first: Record,
     pub as_second: Record,
+    /// Elo with its 95% interval, `(elo, low, high)`; `None` when the games do not bound it
+    /// (or before [`rate`]).
+    pub elo: Option<(f64, f64, f64)>,
 }
 
 /// Wins, draws and losses.
@@ -75,10 +78,14 @@ pub struct Cell {
 }
 
 /// The standings table and the cross-table, rows in standings order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Standings {
     /// The game played (`None` for no games).
     pub game: Option<GameKind>,
+    /// Whether [`rate`] has filled in the ratings.
+    pub rated: bool,
+    /// The first player's advantage in Elo with its 95% interval, where estimated.
+    pub first_move: Option<(f64, f64, f64)>,
     pub rows: Vec<Standing>,
     /// `cross[i][j]`: results of `rows[i].bot` against `rows[j].bot`.
     pub cross: Vec<Vec<Cell>>,
@@ -164,9 +171,30 @@ pub fn compute(games: &[GameRecord]) -> Standings {
         .collect();
     Standings {
         game: games.first().map(|g| g.game),
+        rated: false,
+        first_move: None,
         rows,
         cross,
     }
+}
+
+/// Adds the ratings of a fit to the standings' rows.
+pub fn rate(standings: &mut Standings, ratings: &crate::ratings::Ratings) {
+    let interval =
+        |elo: Option<f64>, low: Option<f64>, high: Option<f64>| Some((elo?, low?, high?));
+    for row in &mut standings.rows {
+        row.elo = ratings
+            .bots
+            .iter()
+            .find(|r| r.bot == row.bot)
+            .and_then(|r| interval(r.elo, r.low, r.high));
+    }
+    standings.first_move = interval(
+        ratings.first_move_elo,
+        ratings.first_move_low,
+        ratings.first_move_high,
+    );
+    standings.rated = true;
 }
 
 #[cfg(test)]

@@ -21,9 +21,9 @@ use crate::game::{GameConfig, GameKind};
 use crate::record::{read_games, GameRecord, GameResult, GamesWriter, Reason};
 use crate::referee::{self, Outcome};
 use crate::replay::Replay;
+use crate::report;
 use crate::rng::{derive_seed, Rng};
 use crate::schedule::{round_robin, Pairing};
-use crate::{report, standings};
 
 /// Everything a tournament run needs, validated.
 #[derive(Debug, Clone)]
@@ -32,6 +32,13 @@ pub struct RunOptions {
     pub config: GameConfig,
     /// Bot directories or executables.
     pub bots: Vec<PathBuf>,
+    /// Indices in `bots` of a gauntlet's reference bots: the others play only them, never
+    /// each other. Empty for a round robin.
+    pub references: Vec<usize>,
+    /// The rule that grades a gauntlet's candidates.
+    pub pass: crate::grades::Rule,
+    /// Play only shard `I` of `N` of the schedule.
+    pub shard: Option<(u32, u32)>,
     pub rounds: u32,
     /// Games per pairing in each round.
     pub games: u32,
@@ -50,6 +57,8 @@ pub struct RunOptions {
     pub pause_opponent: bool,
     /// Run bots without the sandbox (trusted bots only).
     pub no_sandbox: bool,
+    /// The bot whose rating is fixed at 0.
+    pub anchor: Option<String>,
     pub build_time: Duration,
     /// The most bytes of stderr kept per bot.
     pub log_cap: u64,
@@ -85,6 +94,17 @@ pub struct TournamentFile {
     pub allow_network: bool,
     pub pause_opponent: bool,
     pub no_sandbox: bool,
+    #[serde(default)]
+    pub anchor: Option<String>,
+    /// A gauntlet's reference bots, by name; empty for a round robin.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gauntlet: Vec<String>,
+    /// A gauntlet's pass rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass: Option<String>,
+    /// The shard of the schedule this run plays, `I/N`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
     /// The bots that play, in schedule order.
     pub bots: Vec<BotEntry>,
     /// Bots that could not play, and why.
@@ -171,11 +191,20 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "run".to_string());
 
+    let references: Vec<String> = opts
+        .references
+        .iter()
+        .map(|&i| specs[i].name.clone())
+        .collect();
     let (bots, excluded) = prepare_all(specs, &prep, opts.jobs).await?;
     for (spec, reason) in &excluded {
+        if references.contains(&spec.name) {
+            bail!("reference bot `{}` cannot play: {reason}", spec.name);
+        }
         eprintln!("warning: bot `{}` is left out: {reason}", spec.name);
     }
-    if bots.len() < 2 {
+    // A gauntlet whose candidates all failed still grades them (as never run).
+    if bots.len() < 2 && references.is_empty() {
         bail!("fewer than two bots are ready to play (see the warnings above)");
     }
     let mut entries = Vec::new();
@@ -213,6 +242,10 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
         allow_network: opts.allow_network,
         pause_opponent: opts.pause_opponent,
         no_sandbox: opts.no_sandbox,
+        anchor: opts.anchor.clone(),
+        gauntlet: references.clone(),
+        pass: (!references.is_empty()).then(|| opts.pass.to_string()),
+        shard: opts.shard.map(|(i, n)| format!("{i}/{n}")),
         bots: entries,
         excluded: excluded
             .iter()
@@ -228,7 +261,32 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
         .with_context(|| format!("cannot write `{}`", info_path.display()))?;
 
     let writer = GamesWriter::create(&games_path)?;
-    finish(opts, prep, &run_id, bots, Vec::new(), writer, started).await
+    let excluded = excluded
+        .into_iter()
+        .map(|(spec, reason)| (spec.name, reason))
+        .collect();
+    let played = Played {
+        run_id,
+        bots,
+        references,
+        excluded,
+        records: Vec::new(),
+        writer,
+    };
+    finish(opts, prep, played, started).await
+}
+
+/// A tournament ready to play its remaining games.
+struct Played {
+    run_id: String,
+    bots: Vec<Arc<PreparedBot>>,
+    /// A gauntlet's reference bots, by name.
+    references: Vec<String>,
+    /// Bots that could not play, and why.
+    excluded: Vec<(String, String)>,
+    /// Games already played.
+    records: Vec<GameRecord>,
+    writer: GamesWriter,
 }
 
 /// Continues an interrupted tournament in `out` from its `tournament.json` and `games.csv`:
@@ -245,10 +303,29 @@ pub async fn resume(out: &Path, jobs: Option<usize>, progress: bool) -> Result<S
     })?;
     let info: TournamentFile = serde_json::from_str(&text)
         .with_context(|| format!("`{}` is not a tournament file", info_path.display()))?;
+    let pass = match &info.pass {
+        Some(rule) => rule.parse().map_err(|e: String| anyhow::anyhow!(e))?,
+        None => crate::grades::Rule::default(),
+    };
+    let shard = info
+        .shard
+        .as_deref()
+        .map(crate::schedule::parse_shard)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!(e))?;
     let opts = RunOptions {
         game: info.game,
         config: info.config,
         bots: info.bots.iter().map(|b| b.source.clone()).collect(),
+        references: info
+            .bots
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| info.gauntlet.contains(&b.name))
+            .map(|(i, _)| i)
+            .collect(),
+        pass,
+        shard,
         rounds: info.rounds,
         games: info.games_per_pairing,
         jobs: jobs.unwrap_or(info.jobs),
@@ -267,6 +344,7 @@ pub async fn resume(out: &Path, jobs: Option<usize>, progress: bool) -> Result<S
         allow_network: info.allow_network,
         pause_opponent: info.pause_opponent,
         no_sandbox: info.no_sandbox,
+        anchor: info.anchor.clone(),
         build_time: Duration::from_millis(info.build_time_ms),
         log_cap: info.log_limit,
         out: out.to_owned(),
@@ -313,7 +391,19 @@ pub async fn resume(out: &Path, jobs: Option<usize>, progress: bool) -> Result<S
         info.run,
         done.len()
     );
-    finish(opts, prep, &info.run, bots, done, writer, started).await
+    let played = Played {
+        run_id: info.run.clone(),
+        bots,
+        references: info.gauntlet.clone(),
+        excluded: info
+            .excluded
+            .iter()
+            .map(|e| (e.name.clone(), e.reason.clone()))
+            .collect(),
+        records: done,
+        writer,
+    };
+    finish(opts, prep, played, started).await
 }
 
 /// The first difference between a bot's recorded and current checksums, described.
@@ -365,17 +455,47 @@ fn prepare_options(opts: &RunOptions, resuming: bool) -> Result<PrepareOptions> 
     Ok(prep)
 }
 
-/// Plays the games of the schedule not yet in `done`, then writes the tables of all games.
+/// The games this run plays: a round robin or a gauntlet, or one shard of it.
+fn schedule(opts: &RunOptions, bots: &[Arc<PreparedBot>], references: &[String]) -> Vec<Pairing> {
+    let schedule = if references.is_empty() {
+        round_robin(bots.len(), opts.rounds, opts.games)
+    } else {
+        let (refs, candidates): (Vec<usize>, Vec<usize>) =
+            (0..bots.len()).partition(|&i| references.contains(&bots[i].spec.name));
+        crate::schedule::gauntlet(&candidates, &refs, opts.rounds, opts.games)
+    };
+    match opts.shard {
+        Some((index, count)) => crate::schedule::shard(schedule, index, count, opts.seed),
+        None => schedule,
+    }
+}
+
+/// Plays the games of the schedule not yet played, then writes the tables of all games.
 async fn finish(
     opts: RunOptions,
     prep: PrepareOptions,
-    run_id: &str,
-    bots: Vec<Arc<PreparedBot>>,
-    mut records: Vec<GameRecord>,
-    mut writer: GamesWriter,
+    played: Played,
     started: Instant,
 ) -> Result<Summary> {
-    let schedule = round_robin(bots.len(), opts.rounds, opts.games);
+    let Played {
+        run_id,
+        bots,
+        references,
+        excluded,
+        mut records,
+        mut writer,
+    } = played;
+    let run_id = run_id.as_str();
+    let schedule = schedule(&opts, &bots, &references);
+    // A gauntlet's candidates: the bots ready to play that are not references, and those that
+    // never ran.
+    let mut candidates: Vec<String> = bots
+        .iter()
+        .map(|b| b.spec.name.clone())
+        .chain(excluded.iter().map(|(name, _)| name.clone()))
+        .filter(|n| !references.contains(n))
+        .collect();
+    candidates.sort();
     let total = schedule.len();
     let done: HashSet<u64> = records.iter().map(|r| r.game_id).collect();
     let pending: Vec<Pairing> = schedule
@@ -397,13 +517,38 @@ async fn finish(
         .into());
     }
 
-    let table = standings::compute(&records);
-    report::write_tables(&opts.out, &table)?;
+    let (title, config) = report::describe_tournament(&tournament_file(&opts.out))
+        .unwrap_or_else(|| (opts.game.name().to_string(), Vec::new()));
+    let table = report::write_all(
+        &opts.out,
+        &records,
+        &report::ReportOptions {
+            anchor: opts.anchor.clone(),
+            title,
+            config,
+            replays: opts.replays,
+        },
+    )?;
     print!(
         "{}\n{}",
         report::markdown::standings(&table),
         report::markdown::crosstable(&table)
     );
+    if !references.is_empty() {
+        let grades =
+            crate::grades::compute(&records, &references, &candidates, &excluded, opts.pass);
+        for (name, text) in [
+            ("grades.csv", crate::grades::csv(&grades)),
+            ("grades.md", crate::grades::markdown(&grades)),
+        ] {
+            let path = opts.out.join(name);
+            std::fs::write(&path, &text)
+                .with_context(|| format!("cannot write `{}`", path.display()))?;
+            if name == "grades.md" {
+                print!("\n{text}");
+            }
+        }
+    }
     Ok(Summary {
         games: records.len(),
         elapsed: started.elapsed(),

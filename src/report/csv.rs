@@ -5,7 +5,7 @@ use anyhow::Result;
 use crate::standings::Standings;
 
 /// The columns of `standings.csv`.
-pub const STANDINGS_HEADER: [&str; 12] = [
+pub const STANDINGS_HEADER: [&str; 15] = [
     "rank",
     "bot",
     "games",
@@ -18,6 +18,9 @@ pub const STANDINGS_HEADER: [&str; 12] = [
     "timeouts",
     "illegal",
     "crashes",
+    "elo",
+    "elo_low",
+    "elo_high",
 ];
 
 /// `standings.csv`: one row per bot in rank order.
@@ -25,7 +28,13 @@ pub fn standings(s: &Standings) -> Result<String> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record(STANDINGS_HEADER)?;
     for r in &s.rows {
-        w.write_record(super::standing_cells(r))?;
+        let mut cells = super::standing_cells(r);
+        // An unbounded rating leaves the three cells empty.
+        match r.elo {
+            Some((elo, low, high)) => cells.extend([elo, low, high].map(super::elo)),
+            None => cells.extend([String::new(), String::new(), String::new()]),
+        }
+        w.write_record(cells)?;
     }
     finish(w)
 }

@@ -25,18 +25,48 @@ pub fn standings(s: &Standings) -> String {
         "illegal",
         "crashes",
     ];
+    let mut header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    if s.rated {
+        header.extend(["elo", "95% interval"].map(String::from));
+    }
     let mut align = vec![Align::Right; header.len()];
     align[1] = Align::Left;
-    let rows = s
-        .rows
-        .iter()
-        .map(|r| {
-            let mut cells = super::standing_cells(r);
-            cells[1] = escape(&r.bot);
-            cells
-        })
-        .collect();
-    table(header.iter().map(|h| h.to_string()).collect(), &align, rows)
+    let rows =
+        s.rows
+            .iter()
+            .map(|r| {
+                let mut cells = super::standing_cells(r);
+                cells[1] = escape(&r.bot);
+                if s.rated {
+                    match r.elo {
+                        Some((elo, low, high)) => cells
+                            .extend([signed(elo), format!("{} to {}", signed(low), signed(high))]),
+                        None => cells.extend(["unbounded".to_string(), String::new()]),
+                    }
+                }
+                cells
+            })
+            .collect();
+    let mut text = table(header, &align, rows);
+    if let Some((elo, low, high)) = s.first_move {
+        text.push_str(&format!(
+            "\nMoving first is worth {} Elo (95% interval {} to {}).\n",
+            signed(elo),
+            signed(low),
+            signed(high)
+        ));
+    }
+    text
+}
+
+/// An Elo figure with its sign: `+12.3`, `-4.0`, `0.0`.
+fn signed(x: f64) -> String {
+    let text = super::elo(x);
+    if text.starts_with('-') || text == "0.0" {
+        text
+    } else {
+        format!("+{text}")
+    }
 }
 
 /// `crosstable.md`: points of each row bot against each column bot; `·` on the diagonal,

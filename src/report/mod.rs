@@ -4,20 +4,126 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::record::{Culprit, GameRecord};
 use crate::standings::{Standing, Standings};
 
 pub mod csv;
+pub mod html;
 pub mod markdown;
 
-/// The files `write_tables` writes, relative to the output directory.
-pub const TABLE_FILES: [&str; 4] = [
+/// The files [`write_all`] writes, relative to the output directory.
+pub const FILES: [&str; 6] = [
     "standings.csv",
     "standings.md",
     "crosstable.csv",
     "crosstable.md",
+    "los.csv",
+    "report.html",
 ];
 
-/// A standings row's cells, in the column order of both standings files.
+/// What the reports need besides the games.
+#[derive(Debug, Clone, Default)]
+pub struct ReportOptions {
+    /// The bot whose rating is fixed at 0 (`--anchor`); by default the average is 0.
+    pub anchor: Option<String>,
+    /// The HTML report's title.
+    pub title: String,
+    /// The HTML report's configuration table.
+    pub config: Vec<(String, String)>,
+    /// Whether `replays/<game_id>.jsonl` sit next to the reports, for links.
+    pub replays: bool,
+}
+
+/// The standings of `games` with their ratings, anchored at `anchor` (or the average).
+pub fn rated_standings(
+    games: &[GameRecord],
+    anchor: Option<&str>,
+) -> Result<(Standings, crate::ratings::Ratings)> {
+    let mut standings = crate::standings::compute(games);
+    let options = crate::ratings::RatingOptions {
+        anchor: anchor.map(str::to_string),
+    };
+    let ratings = crate::ratings::fit(games, &options).map_err(|e| anyhow::anyhow!(e))?;
+    crate::standings::rate(&mut standings, &ratings);
+    Ok((standings, ratings))
+}
+
+/// Computes standings and ratings of `games` and writes every table, `los.csv` and
+/// `report.html` into `dir`. The same games and options always give the same bytes.
+pub fn write_all(dir: &Path, games: &[GameRecord], opts: &ReportOptions) -> Result<Standings> {
+    let (standings, ratings) = rated_standings(games, opts.anchor.as_deref())?;
+    let mut failures = Vec::new();
+    for g in games {
+        let culprits = match g.culprit {
+            Culprit::Nobody => vec![],
+            Culprit::A => vec![&g.bot_a],
+            Culprit::B => vec![&g.bot_b],
+            Culprit::Both => vec![&g.bot_a, &g.bot_b],
+        };
+        failures.extend(culprits.into_iter().map(|bot| html::Failure {
+            bot: bot.clone(),
+            game_id: g.game_id,
+            reason: g.reason,
+        }));
+    }
+    let report = html::HtmlReport {
+        title: opts.title.clone(),
+        config: opts.config.clone(),
+        standings: &standings,
+        ratings: Some(standings.rows.iter().map(|r| r.elo).collect()),
+        first_move_elo: standings.first_move.map(|f| f.0),
+        failures,
+        replays: opts.replays,
+    };
+    let contents = [
+        csv::standings(&standings)?,
+        markdown::standings(&standings),
+        csv::crosstable(&standings)?,
+        markdown::crosstable(&standings),
+        crate::ratings::los_csv(&ratings),
+        html::render(&report),
+    ];
+    for (name, text) in FILES.iter().zip(contents) {
+        let path = dir.join(name);
+        std::fs::write(&path, text)
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
+    }
+    Ok(standings)
+}
+
+/// The HTML report's title and configuration from a `tournament.json`: its scalar settings,
+/// and the number of bots.
+pub fn describe_tournament(path: &Path) -> Option<(String, Vec<(String, String)>)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let info: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let object = info.as_object()?;
+    let mut config = Vec::new();
+    for (key, value) in object {
+        let shown = match value {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Number(n) => n.to_string(),
+            serde_json::Value::Bool(b) => b.to_string(),
+            serde_json::Value::Array(items) if key == "bots" || key == "excluded" => {
+                items.len().to_string()
+            }
+            serde_json::Value::Object(map) => map
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            _ => continue,
+        };
+        config.push((key.replace('_', " "), shown));
+    }
+    let title = format!(
+        "{} — {}",
+        info["game"].as_str().unwrap_or("tournament"),
+        info["run"].as_str().unwrap_or("")
+    );
+    Some((title, config))
+}
+
+/// A standings row's cells, in the column order of both standings files (without ratings).
 fn standing_cells(r: &Standing) -> Vec<String> {
     vec![
         r.rank.to_string(),
@@ -35,18 +141,12 @@ fn standing_cells(r: &Standing) -> Vec<String> {
     ]
 }
 
-/// Writes `standings.{csv,md}` and `crosstable.{csv,md}` into `dir`.
-pub fn write_tables(dir: &Path, standings: &Standings) -> Result<()> {
-    let contents = [
-        csv::standings(standings)?,
-        markdown::standings(standings),
-        csv::crosstable(standings)?,
-        markdown::crosstable(standings),
-    ];
-    for (name, text) in TABLE_FILES.iter().zip(contents) {
-        let path = dir.join(name);
-        std::fs::write(&path, text)
-            .with_context(|| format!("cannot write `{}`", path.display()))?;
+/// An Elo figure with one decimal; never `-0.0`.
+fn elo(x: f64) -> String {
+    let text = format!("{x:.1}");
+    if text == "-0.0" {
+        "0.0".to_string()
+    } else {
+        text
     }
-    Ok(())
 }
