@@ -37,10 +37,23 @@ impl Failure {
     }
 }
 
+/// What a player is asked for a move.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// The protocol's request fields (see [`Rules::request`]).
+    pub fields: &'a [String],
+    /// Who is asked.
+    pub seat: Seat,
+    /// Every move played so far (opening plies included), for engine protocols that replay
+    /// the game rather than read a position.
+    pub history: &'a [(Seat, String)],
+}
+
 /// Something that answers move requests: a bot process, or a script in tests.
 pub trait Player {
-    /// Asks for the next move given the request fields; returns the trimmed reply.
-    fn ask(&mut self, fields: &[String]) -> impl Future<Output = Result<String, Failure>> + Send;
+    /// Asks for the next move; returns the trimmed reply.
+    fn ask(&mut self, request: Request<'_>)
+        -> impl Future<Output = Result<String, Failure>> + Send;
     /// Ends the game for this player (closes its process).
     fn finish(&mut self) -> impl Future<Output = ()> + Send;
 }
@@ -76,6 +89,7 @@ pub struct Exchange<'a> {
 pub async fn play<P: Player + Send>(
     rules: &mut dyn Rules,
     players: [&mut P; 2],
+    mut history: Vec<(Seat, String)>,
     observe: &mut (dyn FnMut(Exchange<'_>) + Send),
 ) -> Outcome {
     let [pa, pb] = players;
@@ -85,11 +99,20 @@ pub async fn play<P: Player + Send>(
             Turn::Over => break faults,
             Turn::Both => {
                 let requests = [rules.request(Seat::A), rules.request(Seat::B)];
+                let ask = |seat: Seat| Request {
+                    fields: &requests[seat.index()],
+                    seat,
+                    history: &history,
+                };
                 let (ra, rb) =
-                    tokio::join!(timed(pa.ask(&requests[0])), timed(pb.ask(&requests[1])));
+                    tokio::join!(timed(pa.ask(ask(Seat::A))), timed(pb.ask(ask(Seat::B))));
+                let mut played = Vec::new();
                 for (seat, (reply, think)) in Seat::BOTH.into_iter().zip([ra, rb]) {
                     let i = seat.index();
                     faults[i] = judge(rules, seat, &reply);
+                    if let (None, Ok(text)) = (&faults[i], &reply) {
+                        played.push((seat, text.trim().to_string()));
+                    }
                     observe(Exchange {
                         seat,
                         request: &requests[i],
@@ -98,6 +121,7 @@ pub async fn play<P: Player + Send>(
                         fault: faults[i].as_ref().map(|f| f.1.as_str()),
                     });
                 }
+                history.extend(played);
             }
             Turn::One(seat) => {
                 let request = rules.request(seat);
@@ -105,9 +129,17 @@ pub async fn play<P: Player + Send>(
                     Seat::A => &mut *pa,
                     Seat::B => &mut *pb,
                 };
-                let (reply, think) = timed(player.ask(&request)).await;
+                let asked = Request {
+                    fields: &request,
+                    seat,
+                    history: &history,
+                };
+                let (reply, think) = timed(player.ask(asked)).await;
                 let i = seat.index();
                 faults[i] = judge(rules, seat, &reply);
+                if let (None, Ok(text)) = (&faults[i], &reply) {
+                    history.push((seat, text.trim().to_string()));
+                }
                 observe(Exchange {
                     seat,
                     request: &request,
@@ -232,8 +264,8 @@ pub(crate) mod tests {
     }
 
     impl Player for Scripted {
-        async fn ask(&mut self, fields: &[String]) -> Result<String, Failure> {
-            self.seen.push(fields.to_vec());
+        async fn ask(&mut self, request: Request<'_>) -> Result<String, Failure> {
+            self.seen.push(request.fields.to_vec());
             self.replies
                 .pop_front()
                 .unwrap_or(Err(Failure::Crash("script ran out".into())))
@@ -251,7 +283,9 @@ pub(crate) mod tests {
             .build()
             .unwrap();
         let mut seen = 0;
-        let outcome = rt.block_on(play(&mut game, [&mut pa, &mut pb], &mut |_| seen += 1));
+        let outcome = rt.block_on(play(&mut game, [&mut pa, &mut pb], Vec::new(), &mut |_| {
+            seen += 1
+        }));
         assert!(pa.finished && pb.finished);
         assert_eq!(seen, 2 * (outcome.plies as usize + 1).min(rounds as usize));
         outcome
@@ -328,7 +362,7 @@ pub(crate) mod tests {
             .build()
             .unwrap();
         let mut thinks = Vec::new();
-        rt.block_on(play(&mut game, [&mut pa, &mut pb], &mut |e| {
+        rt.block_on(play(&mut game, [&mut pa, &mut pb], Vec::new(), &mut |e| {
             thinks.push((e.seat, e.request.to_vec(), e.fault.is_none()))
         }));
         assert_eq!(thinks.len(), 6);

@@ -16,8 +16,8 @@ use crate::bot::prepare::{prepare, PrepareOptions, PreparedBot};
 use crate::bot::process::{MoveLimits, PlayerSettings, ProcessPlayer};
 use crate::bot::sandbox::{Limits, Sandbox};
 use crate::bot::BotSpec;
-use crate::game::Turn;
 use crate::game::{GameConfig, GameKind};
+use crate::game::{Seat, Turn};
 use crate::record::{read_games, GameRecord, GameResult, GamesWriter, Reason};
 use crate::referee::{self, Outcome};
 use crate::replay::Replay;
@@ -798,7 +798,8 @@ async fn play_game(
     let opening_seed = derive_seed(opts.seed ^ OPENING_SALT, pairing.opening);
     let (mut rules, opening) = opening(opts.game, &opts.config, opts.opening_plies, opening_seed);
     let mut replay = replay.and_then(|path| {
-        Replay::create(&path, &opts, &run_id, &pairing, &names, seed, &opening)
+        let plies: Vec<String> = opening.iter().map(|(_, mv)| mv.clone()).collect();
+        Replay::create(&path, &opts, &run_id, &pairing, &names, seed, &plies)
             .map_err(|e| eprintln!("warning: no replay for game {}: {e:#}", pairing.game_id))
             .ok()
     });
@@ -814,7 +815,7 @@ async fn play_game(
     let mut pa = ProcessPlayer::new(a, settings.clone());
     let mut pb = ProcessPlayer::new(b, settings);
     let with_requests = opts.game != GameKind::Morra;
-    let outcome = referee::play(rules.as_mut(), [&mut pa, &mut pb], &mut |e| {
+    let outcome = referee::play(rules.as_mut(), [&mut pa, &mut pb], opening, &mut |e| {
         if let Some(r) = replay.as_mut() {
             r.exchange(&e, with_requests);
         }
@@ -829,14 +830,15 @@ async fn play_game(
 /// Mixed into the tournament seed for openings, so they are independent of game seeds.
 const OPENING_SALT: u64 = 0x6f70_656e_696e_6773;
 
-/// A game after `plies` random legal plies, and those plies. Openings that end the game are
-/// drawn again; if none can be found the game starts from the usual position.
+/// A game after `plies` random legal plies, and those plies with who played them. Openings
+/// that end the game are drawn again; if none can be found the game starts from the usual
+/// position.
 pub fn opening(
     game: GameKind,
     config: &GameConfig,
     plies: u32,
     seed: u64,
-) -> (Box<dyn crate::game::Rules>, Vec<String>) {
+) -> (Box<dyn crate::game::Rules>, Vec<(Seat, String)>) {
     let mut rng = Rng::new(seed);
     if plies > 0 && game.has_openings() {
         for _ in 0..100 {
@@ -849,7 +851,7 @@ pub fn opening(
                 rules
                     .play(seat, mv)
                     .expect("a move from `legal_moves` is legal");
-                moves.push(mv.clone());
+                moves.push((seat, mv.clone()));
             }
             if moves.len() == plies as usize && rules.turn() != Turn::Over {
                 return (rules, moves);

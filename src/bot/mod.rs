@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::GameKind;
 
+pub mod engine;
 pub mod log;
 pub mod prepare;
 pub mod process;
@@ -28,6 +29,12 @@ pub enum Protocol {
     Stdin,
     /// One process per game; one request line in, one reply line out per move.
     Lines,
+    /// A Gomoku engine speaking the Gomocup (Piskvork) protocol.
+    Gomocup,
+    /// An Othello engine speaking the Go Text Protocol.
+    Gtp,
+    /// An Othello engine speaking the NBoard protocol.
+    Nboard,
 }
 
 impl Protocol {
@@ -41,13 +48,41 @@ impl Protocol {
     }
 }
 
+impl Protocol {
+    /// The game an engine protocol is for; `None` for the generic protocols.
+    pub fn only_for(self) -> Option<GameKind> {
+        match self {
+            Protocol::Argv | Protocol::Stdin | Protocol::Lines => None,
+            Protocol::Gomocup => Some(GameKind::Gomoku),
+            Protocol::Gtp | Protocol::Nboard => Some(GameKind::Othello),
+        }
+    }
+
+    /// Whether the bot keeps one process for the whole game.
+    pub fn per_game(self) -> bool {
+        !matches!(self, Protocol::Argv | Protocol::Stdin)
+    }
+}
+
 impl fmt::Display for Protocol {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Protocol::Argv => "argv",
             Protocol::Stdin => "stdin",
             Protocol::Lines => "lines",
+            Protocol::Gomocup => "gomocup",
+            Protocol::Gtp => "gtp",
+            Protocol::Nboard => "nboard",
         })
+    }
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        <Protocol as clap::ValueEnum>::from_str(s, true)
+            .map_err(|_| format!("unknown protocol `{s}`"))
     }
 }
 
@@ -65,6 +100,10 @@ struct Manifest {
     max_output: Option<Size>,
     #[serde(default)]
     read: Vec<PathBuf>,
+    #[serde(default)]
+    options: toml::Table,
+    #[serde(default)]
+    init: Vec<String>,
 }
 
 /// A size in `bot.toml`: a number of bytes or a string such as `"1GiB"`.
@@ -124,6 +163,13 @@ pub struct BotSpec {
     pub description: Option<String>,
     #[serde(flatten)]
     pub overrides: Overrides,
+    /// Engine settings (`options = { depth = 3 }`): `INFO key value` for Gomocup, `set key
+    /// value` for NBoard, `key value` commands for GTP.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<(String, String)>,
+    /// Raw lines sent to an engine after its start-up handshake.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub init: Vec<String>,
 }
 
 impl BotSpec {
@@ -151,6 +197,8 @@ impl BotSpec {
                 build: None,
                 description: None,
                 overrides: Overrides::default(),
+                options: Vec::new(),
+                init: Vec::new(),
             })
         } else {
             bail!(
@@ -201,15 +249,40 @@ impl BotSpec {
             max_output: size(&manifest.max_output, "max_output")?,
             read: manifest.read,
         };
+        let protocol = manifest.protocol.unwrap_or(Protocol::default_for(game));
+        check_protocol(protocol, game).map_err(|e| anyhow::anyhow!("`{}`: {e}", path.display()))?;
+        let options = manifest
+            .options
+            .iter()
+            .map(|(k, v)| {
+                let value = match v {
+                    toml::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                (k.clone(), value)
+            })
+            .collect();
         Ok(BotSpec {
             name,
             source: dir.to_owned(),
             command,
-            protocol: manifest.protocol.unwrap_or(Protocol::default_for(game)),
+            protocol,
             build,
             description: manifest.description,
             overrides,
+            options,
+            init: manifest.init,
         })
+    }
+}
+
+/// Refuses an engine protocol for another game than its own.
+fn check_protocol(protocol: Protocol, game: GameKind) -> std::result::Result<(), String> {
+    match protocol.only_for() {
+        Some(own) if own != game => Err(format!(
+            "`protocol = \"{protocol}\"` is for {own} engines, not {game}"
+        )),
+        _ => Ok(()),
     }
 }
 

@@ -10,17 +10,21 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::pipe;
 use tokio::time::{timeout_at, Instant};
 
+use super::engine::{Engine, EngineIo, EngineSetup};
 use super::prepare::PreparedBot;
 use super::sandbox::Cage;
 use super::spawn::{spawn, Proc, SpawnSpec};
 use super::Protocol;
-use crate::referee::{Failure, Player};
+use crate::referee::{Failure, Player, Request};
 
 /// The most bytes of a reply: a longer one is illegal.
 pub const MAX_REPLY: usize = 64 * 1024;
 
 /// How long a `lines` bot may take to exit after its stdin is closed at the end of a game.
 pub const EXIT_GRACE: Duration = Duration::from_millis(200);
+
+/// How long an engine may take to exit after it is told the game is over.
+pub const ENGINE_EXIT_GRACE: Duration = Duration::from_secs(1);
 
 /// Time limits for a bot's moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,8 +118,10 @@ pub struct ProcessPlayer {
     cage: Option<Cage>,
     /// The bot's stderr byte count when the game started.
     stderr_start: u64,
-    /// The running process of a `lines` bot.
+    /// The running process of a `lines` bot or an engine.
     session: Option<Session>,
+    /// What an engine has been told, for the engine protocols.
+    engine: Option<Engine>,
 }
 
 struct Session {
@@ -153,6 +159,20 @@ impl ProcessPlayer {
         let cwd = c_string(bot.workdir.as_os_str().as_encoded_bytes());
         let cage = Some(bot.jail.cage(&settings.tag));
         let stderr_start = bot.log.bytes();
+        let engine = bot.spec.protocol.only_for().map(|_| {
+            let limits = settings.limits;
+            Engine::new(
+                bot.spec.protocol,
+                EngineSetup {
+                    options: bot.spec.options.clone(),
+                    init: bot.spec.init.clone(),
+                    move_ms: limits.move_time.as_millis() as u64,
+                    match_ms: (limits.startup_time + limits.move_time * settings.max_moves)
+                        .as_millis() as u64,
+                    memory: bot.jail.limits.memory,
+                },
+            )
+        });
         ProcessPlayer {
             bot,
             program,
@@ -163,6 +183,7 @@ impl ProcessPlayer {
             cage,
             stderr_start,
             session: None,
+            engine,
         }
     }
 
@@ -250,8 +271,9 @@ impl ProcessPlayer {
         }
     }
 
-    /// One line in, one line out of the game's process: `lines`.
-    async fn ask_line(&mut self, fields: &[String]) -> Result<String, Failure> {
+    /// Starts the game's process if it is not running; returns the deadline of this move
+    /// (the first gets `--startup-time` on top).
+    fn start_session(&mut self) -> Result<Instant, Failure> {
         let mut deadline = Instant::now() + self.settings.limits.move_time;
         if self.session.is_none() {
             deadline += self.settings.limits.startup_time;
@@ -270,6 +292,12 @@ impl ProcessPlayer {
                 paused: false,
             });
         }
+        Ok(deadline)
+    }
+
+    /// One line in, one line out of the game's process: `lines`.
+    async fn ask_line(&mut self, fields: &[String]) -> Result<String, Failure> {
+        let deadline = self.start_session()?;
         self.set_paused(false);
         let session = self.session.as_mut().expect("the session was just started");
         let line = encode_line(fields);
@@ -283,23 +311,58 @@ impl ProcessPlayer {
             }
             read_line(&mut session.stdout).await
         };
-        let failure = match timeout_at(deadline, exchange).await {
-            Ok(Ok(reply)) => {
+        let result = match timeout_at(deadline, exchange).await {
+            Ok(Ok(reply)) => Ok(reply),
+            Err(_) => Err(Failure::Timeout),
+            Ok(Err(Some(too_long))) => Err(Failure::Illegal(too_long)),
+            Ok(Err(None)) => Err(Failure::Crash("closed its input or output".to_string())),
+        };
+        self.after_move(result).await
+    }
+
+    /// One move of an engine protocol: the engine's conversation on the game's process.
+    async fn ask_engine(&mut self, request: Request<'_>) -> Result<String, Failure> {
+        let deadline = self.start_session()?;
+        self.set_paused(false);
+        let session = self.session.as_mut().expect("the session was just started");
+        let engine = self
+            .engine
+            .as_mut()
+            .expect("an engine protocol has an engine");
+        let mut io = EngineIo {
+            stdin: session
+                .stdin
+                .as_mut()
+                .expect("stdin stays open during a game"),
+            stdout: &mut session.stdout,
+        };
+        let result = match timeout_at(deadline, engine.ask(&mut io, request)).await {
+            Ok(result) => result,
+            Err(_) => Err(Failure::Timeout),
+        };
+        self.after_move(result).await
+    }
+
+    /// After a move of a per-game process: pause it until its next turn, or, if the move
+    /// failed, end it (saying why it crashed if it exited).
+    async fn after_move(&mut self, result: Result<String, Failure>) -> Result<String, Failure> {
+        let failure = match result {
+            Ok(reply) => {
                 if self.settings.pause {
                     self.set_paused(true);
                 }
                 return Ok(reply);
             }
-            Err(_) => Failure::Timeout,
-            Ok(Err(Some(too_long))) => Failure::Illegal(too_long),
-            Ok(Err(None)) => {
-                // The pipe closed: say whether the process exited, if it did so promptly.
+            Err(Failure::Crash(detail)) => {
+                // Say whether the process exited, if it did so promptly.
+                let session = self.session.as_mut().expect("a session is running");
                 let status = tokio::time::timeout(Duration::from_millis(50), session.child.wait());
                 match status.await {
                     Ok(Ok(status)) => Failure::Crash(self.exit_detail(status)),
-                    _ => Failure::Crash("closed its input or output".to_string()),
+                    _ => Failure::Crash(detail),
                 }
             }
+            Err(other) => other,
         };
         self.end_session(Duration::ZERO).await;
         Err(failure)
@@ -379,10 +442,11 @@ impl Drop for ProcessPlayer {
 }
 
 impl Player for ProcessPlayer {
-    async fn ask(&mut self, fields: &[String]) -> Result<String, Failure> {
+    async fn ask(&mut self, request: Request<'_>) -> Result<String, Failure> {
         let reply = match self.bot.spec.protocol {
-            Protocol::Lines => self.ask_line(fields).await,
-            Protocol::Argv | Protocol::Stdin => self.ask_once(fields).await,
+            Protocol::Lines => self.ask_line(request.fields).await,
+            Protocol::Argv | Protocol::Stdin => self.ask_once(request.fields).await,
+            Protocol::Gomocup | Protocol::Gtp | Protocol::Nboard => self.ask_engine(request).await,
         };
         match self.check_stderr() {
             Ok(()) => reply,
@@ -394,7 +458,22 @@ impl Player for ProcessPlayer {
     }
 
     async fn finish(&mut self) {
-        self.end_session(EXIT_GRACE).await;
+        let mut grace = EXIT_GRACE;
+        if self.engine.is_some() && self.session.is_some() {
+            self.set_paused(false);
+            let session = self.session.as_mut().expect("checked above");
+            let engine = self.engine.as_mut().expect("checked above");
+            if let Some(stdin) = session.stdin.as_mut() {
+                let mut io = EngineIo {
+                    stdin,
+                    stdout: &mut session.stdout,
+                };
+                engine.end(&mut io).await;
+            }
+            // The Gomocup manager gives an engine a second to exit after `END`.
+            grace = ENGINE_EXIT_GRACE;
+        }
+        self.end_session(grace).await;
         if let Some(cage) = self.cage.take() {
             cage.close();
         }
@@ -449,7 +528,9 @@ fn keep(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// Reads one reply line. `Err(None)`: the pipe closed; `Err(Some(_))`: the line is too long.
-async fn read_line(reader: &mut BufReader<pipe::Receiver>) -> Result<String, Option<String>> {
+pub(crate) async fn read_line(
+    reader: &mut BufReader<pipe::Receiver>,
+) -> Result<String, Option<String>> {
     let mut line = Vec::new();
     loop {
         let available = reader.fill_buf().await.map_err(|_| None)?;
