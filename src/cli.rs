@@ -29,6 +29,46 @@ pub enum Command {
     Resume(ResumeArgs),
     /// Say which of the sandbox's protections this machine gives bots, and why not.
     Doctor,
+    /// Play a game yourself, at the terminal, against a bot.
+    Play(PlayArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// The game to play.
+    #[arg(value_enum)]
+    pub game: GameKind,
+
+    /// The bot: a directory with a `bot.toml`, an executable, or `PROTOCOL:COMMAND`.
+    pub bot: PathBuf,
+
+    /// Move first (the default).
+    #[arg(long, conflicts_with = "second")]
+    pub first: bool,
+
+    /// Move second.
+    #[arg(long)]
+    pub second: bool,
+
+    /// The bot's wall time per move [default: as in a tournament of the game].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub move_time: Option<Duration>,
+
+    /// Extra time for the bot's first move.
+    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
+    pub startup_time: Duration,
+
+    /// Rounds in a Morra game.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub morra_rounds: u32,
+
+    /// Digits in a Numer0n secret (3 to 5).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=5))]
+    pub digits: u8,
+
+    /// The bot's `ARENA_SEED` [default: random].
+    #[arg(long)]
+    pub seed: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -186,6 +226,32 @@ pub fn main() -> Result<()> {
     match cli.command {
         Command::Run(args) => run(args),
         Command::Standings(args) => standings(args),
+        Command::Play(args) => {
+            let opts = crate::play::PlayOptions {
+                game: args.game,
+                config: GameConfig {
+                    morra_rounds: args.morra_rounds,
+                    digits: args.digits,
+                },
+                bot: args.bot,
+                human: if args.second {
+                    crate::game::Seat::B
+                } else {
+                    crate::game::Seat::A
+                },
+                limits: MoveLimits {
+                    move_time: args.move_time.unwrap_or(args.game.default_move_time()),
+                    startup_time: args.startup_time,
+                },
+                sandbox: Default::default(),
+                seed: args.seed.unwrap_or_else(random_seed),
+            };
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("cannot start the async runtime")?;
+            runtime.block_on(crate::play::play(opts))
+        }
         Command::Doctor => {
             doctor();
             Ok(())

@@ -9,6 +9,7 @@ pub mod bot;
 pub mod cli;
 pub mod game;
 pub mod grades;
+pub mod play;
 pub mod ratings;
 pub mod record;
 pub mod referee;

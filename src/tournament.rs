@@ -211,8 +211,12 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
     for b in &bots {
         entries.push(BotEntry {
             name: b.spec.name.clone(),
-            source: std::path::absolute(&b.spec.source)
-                .with_context(|| format!("cannot resolve `{}`", b.spec.source.display()))?,
+            source: if b.spec.inline {
+                b.spec.source.clone()
+            } else {
+                std::path::absolute(&b.spec.source)
+                    .with_context(|| format!("cannot resolve `{}`", b.spec.source.display()))?
+            },
             command: b.spec.command.clone(),
             protocol: b.spec.protocol,
             program: b.program.clone(),
@@ -582,7 +586,7 @@ fn release(bots: Vec<Arc<PreparedBot>>, prep: &PrepareOptions, opts: &RunOptions
 /// A new directory for the bots' private copies, outside the output directory: bots that run
 /// under their own uid must be able to reach their copy, and the user's tree (a home directory
 /// of mode 0700, say) may not let them. Mode 0711: others may pass through but not list it.
-fn work_root() -> Result<PathBuf> {
+pub(crate) fn work_root() -> Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let base = std::env::temp_dir();
     for attempt in 0..100u64 {

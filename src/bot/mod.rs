@@ -170,11 +170,20 @@ pub struct BotSpec {
     /// Raw lines sent to an engine after its start-up handshake.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub init: Vec<String>,
+    /// Given inline as `PROTOCOL:COMMAND`: no directory, no files.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub inline: bool,
 }
 
 impl BotSpec {
-    /// Reads a bot from a directory with a `bot.toml`, or from a single executable file.
+    /// Reads a bot from a directory with a `bot.toml`, from a single executable file, or
+    /// from an inline `PROTOCOL:COMMAND` such as `gtp:gtp-rhino --level 3`.
     pub fn load(path: &Path, game: GameKind) -> Result<BotSpec> {
+        if !path.exists() {
+            if let Some(spec) = Self::inline(path, game)? {
+                return Ok(spec);
+            }
+        }
         let meta = std::fs::metadata(path)
             .with_context(|| format!("cannot read bot `{}`", path.display()))?;
         if meta.is_dir() {
@@ -199,6 +208,7 @@ impl BotSpec {
                 overrides: Overrides::default(),
                 options: Vec::new(),
                 init: Vec::new(),
+                inline: false,
             })
         } else {
             bail!(
@@ -206,6 +216,39 @@ impl BotSpec {
                 path.display()
             )
         }
+    }
+
+    /// A bot given as `PROTOCOL:COMMAND`, named after its command line; `None` if `text` has
+    /// no such form.
+    fn inline(text: &Path, game: GameKind) -> Result<Option<BotSpec>> {
+        let text = text.to_string_lossy();
+        let Some((protocol, command)) = text.split_once(':') else {
+            return Ok(None);
+        };
+        let Ok(protocol) = protocol.parse::<Protocol>() else {
+            return Ok(None);
+        };
+        check_protocol(protocol, game).map_err(|e| anyhow::anyhow!("bot `{text}`: {e}"))?;
+        let words = split_command(command).with_context(|| format!("bot `{text}`: bad command"))?;
+        let program = Path::new(&words[0])
+            .file_name()
+            .map_or(words[0].clone(), |n| n.to_string_lossy().into_owned());
+        let name = std::iter::once(program)
+            .chain(words[1..].iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        Ok(Some(BotSpec {
+            name,
+            source: PathBuf::from(text.as_ref()),
+            command: words,
+            protocol,
+            build: None,
+            description: None,
+            overrides: Overrides::default(),
+            options: Vec::new(),
+            init: Vec::new(),
+            inline: true,
+        }))
     }
 
     fn load_dir(dir: &Path, game: GameKind) -> Result<BotSpec> {
@@ -272,6 +315,7 @@ impl BotSpec {
             overrides,
             options,
             init: manifest.init,
+            inline: false,
         })
     }
 }
@@ -305,6 +349,10 @@ fn is_executable(meta: &std::fs::Metadata) -> bool {
 pub fn checksums(source: &Path) -> Result<BTreeMap<String, String>> {
     use sha2::{Digest, Sha256};
     let mut sums = BTreeMap::new();
+    if !source.exists() {
+        // An inline bot has no files of its own.
+        return Ok(sums);
+    }
     let mut stack = vec![(source.to_path_buf(), String::new())];
     if !source.is_dir() {
         let name = source.file_name().unwrap_or_default().to_string_lossy();
@@ -481,6 +529,27 @@ mod tests {
         let after = checksums(&dir).unwrap();
         assert_eq!(before["bot.toml"], after["bot.toml"]);
         assert_ne!(before["lib/util.pl"], after["lib/util.pl"]);
+    }
+
+    #[test]
+    fn inline_bots_name_a_protocol_and_a_command() {
+        let spec = BotSpec::load(
+            Path::new("gtp:/usr/games/gtp-rhino --level 3"),
+            GameKind::Othello,
+        )
+        .unwrap();
+        assert_eq!(spec.name, "gtp-rhino --level 3");
+        assert_eq!(spec.command, ["/usr/games/gtp-rhino", "--level", "3"]);
+        assert_eq!(spec.protocol, Protocol::Gtp);
+        assert!(spec.inline);
+        let err = BotSpec::load(Path::new("gtp:gtp-rhino"), GameKind::Gomoku).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("is for othello engines, not gomoku"),
+            "{err}"
+        );
+        // Not a protocol: an ordinary (missing) path.
+        assert!(BotSpec::load(Path::new("nothing:here"), GameKind::Othello).is_err());
     }
 
     #[test]

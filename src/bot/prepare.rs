@@ -54,7 +54,9 @@ pub async fn prepare(
     let log = BotLog::create(&log_path, opts.log_cap, opts.append_logs)?;
     std::fs::create_dir_all(&workdir)
         .with_context(|| format!("cannot create `{}`", workdir.display()))?;
-    let copied = if spec.source.is_dir() {
+    let copied = if spec.inline {
+        Ok(())
+    } else if spec.source.is_dir() {
         copy_tree_at(&spec.source, &workdir, 0)
     } else {
         let name = spec.source.file_name().unwrap_or_default();

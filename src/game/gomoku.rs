@@ -233,6 +233,10 @@ impl Gomoku {
 }
 
 impl Rules for Gomoku {
+    fn render(&self) -> String {
+        Gomoku::render(self)
+    }
+
     fn turn(&self) -> Turn {
         match self.winner {
             Some(_) => Turn::Over,

@@ -84,6 +84,13 @@ pub trait Rules: Send {
     fn legal_moves(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The position for a person: a board with coordinates, a call history, a score.
+    fn render(&self) -> String;
+    /// The position as `viewer` may see it (a Numer0n player does not see the other secret).
+    fn render_for(&self, viewer: Seat) -> String {
+        let _ = viewer;
+        self.render()
+    }
 }
 
 /// Settings that change a game's rules.

@@ -132,6 +132,28 @@ impl Rules for Morra {
     fn plies(&self) -> u32 {
         self.rounds_played()
     }
+
+    fn render(&self) -> String {
+        let played = self.rounds_played() as usize;
+        let mut out = format!(
+            "round {} of {}   score: A {}  B {}\n",
+            (played + 1).min(self.rounds as usize),
+            self.rounds,
+            self.scores[0],
+            self.scores[1]
+        );
+        if played > 0 {
+            let last = |s: &String| s.as_bytes()[played - 1] as char;
+            out.push_str(&format!(
+                "last round: A showed {} and guessed {}; B showed {} and guessed {}\n",
+                last(&self.choices[0]),
+                last(&self.guesses[0]),
+                last(&self.choices[1]),
+                last(&self.guesses[1])
+            ));
+        }
+        out
+    }
 }
 
 #[cfg(test)]

@@ -189,9 +189,15 @@ impl Numeron {
 
     /// Both secrets and call histories side by side, turn by turn, with the result if over.
     pub fn render(&self) -> String {
-        let secret = |seat: Seat| {
-            self.secret(seat)
-                .map_or_else(|| "?".repeat(usize::from(self.digits)), Code::to_string)
+        self.render_hiding(None)
+    }
+
+    /// The game as `viewer` sees it: the other secret stays hidden until the game is over.
+    pub fn render_hiding(&self, viewer: Option<Seat>) -> String {
+        let hidden = |seat: Seat| viewer.is_some_and(|v| v != seat) && self.winner.is_none();
+        let secret = |seat: Seat| match self.secret(seat) {
+            Some(code) if !hidden(seat) => code.to_string(),
+            _ => "?".repeat(usize::from(self.digits)),
         };
         let call = |seat: Seat, i: usize| {
             self.calls(seat).get(i).map_or_else(String::new, |c| {
@@ -232,6 +238,14 @@ impl Numeron {
 }
 
 impl Rules for Numeron {
+    fn render(&self) -> String {
+        Numeron::render(self)
+    }
+
+    fn render_for(&self, viewer: Seat) -> String {
+        self.render_hiding(Some(viewer))
+    }
+
     fn turn(&self) -> Turn {
         if self.winner.is_some() {
             Turn::Over

@@ -329,6 +329,10 @@ impl Othello {
 }
 
 impl Rules for Othello {
+    fn render(&self) -> String {
+        Othello::render(self)
+    }
+
     fn turn(&self) -> Turn {
         self.turn
     }

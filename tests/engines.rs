@@ -1,0 +1,87 @@
+//! Real engines through their own protocols, unchanged: GRhino (Debian's `gtp-rhino`) over
+//! GTP, and strict fixture engines for Gomocup and NBoard, in full round robins against the
+//! sample bots.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+const GTP_RHINO: &str = "/usr/games/gtp-rhino";
+
+/// Plays a round robin and checks every game ended by the rules (all moves legal).
+fn clean_round_robin(game: &str, bots: &[String], extra: &[&str]) -> Vec<Row> {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut args = vec!["run".to_string(), game.to_string()];
+    args.extend(bots.iter().cloned());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend([
+        "--quiet".to_string(),
+        "--out".to_string(),
+        out.display().to_string(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    arena_ok(&args);
+    let rows = games(&out);
+    let n = bots.len();
+    assert!(rows.len() >= n * (n - 1) / 2, "{rows:?}");
+    for row in &rows {
+        assert_eq!(row["reason"], "normal", "{row:?}");
+    }
+    for file in ["standings.csv", "crosstable.md", "report.html"] {
+        assert!(out.join(file).exists(), "{file}");
+    }
+    rows
+}
+
+fn path(p: PathBuf) -> String {
+    p.display().to_string()
+}
+
+fn have_gtp_rhino() -> bool {
+    let there = Path::new(GTP_RHINO).exists();
+    if !there {
+        println!(
+            "skipping: `{GTP_RHINO}` is not installed (`apt-get install grhino`; .ci/run does)"
+        );
+    }
+    there
+}
+
+#[test]
+fn grhino_plays_othello_over_gtp() {
+    if !have_gtp_rhino() {
+        return;
+    }
+    let bots = [
+        path(fixtures("engines").join("grhino")),
+        path(bundled("othello").join("random")),
+        path(bundled("othello").join("greedy")),
+    ];
+    // With openings, GTP replays the opening plies with their colours.
+    let rows = clean_round_robin(
+        "othello",
+        &bots,
+        &["--opening-plies", "3", "--move-time", "5s"],
+    );
+    let grhino: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r["bot_a"] == "grhino" || r["bot_b"] == "grhino")
+        .collect();
+    assert_eq!(grhino.len(), 4);
+}
+
+#[test]
+fn an_inline_engine_needs_no_directory() {
+    if !have_gtp_rhino() {
+        return;
+    }
+    let bots = [
+        format!("gtp:{GTP_RHINO}"),
+        path(bundled("othello").join("greedy")),
+    ];
+    let rows = clean_round_robin("othello", &bots, &["--games", "2"]);
+    assert!(rows.iter().any(|r| r["bot_a"] == "gtp-rhino"), "{rows:?}");
+}
