@@ -85,3 +85,60 @@ fn an_inline_engine_needs_no_directory() {
     let rows = clean_round_robin("othello", &bots, &["--games", "2"]);
     assert!(rows.iter().any(|r| r["bot_a"] == "gtp-rhino"), "{rows:?}");
 }
+
+/// A strict fixture engine's log: the errors and notes it wrote about arena's side of the
+/// protocol.
+fn complaints(out_log: &str) -> Vec<String> {
+    out_log
+        .lines()
+        .filter(|l| !l.starts_with("[arena]"))
+        .map(String::from)
+        .collect()
+}
+
+/// Plays a round robin with `engine` and returns the engine's log.
+fn engine_round_robin(game: &str, engine: &str, samples: &[&str], extra: &[&str]) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut args = vec![
+        "run".to_string(),
+        game.to_string(),
+        path(fixtures("engines").join(engine)),
+    ];
+    args.extend(samples.iter().map(|b| path(bundled(game).join(b))));
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend([
+        "--quiet".to_string(),
+        "--out".to_string(),
+        out.display().to_string(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    arena_ok(&args);
+    for row in games(&out) {
+        assert_eq!(row["reason"], "normal", "{row:?}");
+    }
+    std::fs::read_to_string(out.join("logs").join(format!("{engine}.log"))).unwrap()
+}
+
+#[test]
+fn a_gomocup_engine_plays_gomoku() {
+    // From the empty board (BEGIN, TURN) and from openings (BOARD ... DONE).
+    for extra in [
+        &["--games", "2"][..],
+        &["--games", "2", "--opening-plies", "3"][..],
+    ] {
+        let log = engine_round_robin("gomoku", "gomocup", &["random-near", "pattern"], extra);
+        assert_eq!(complaints(&log), Vec::<String>::new(), "{extra:?}");
+    }
+}
+
+#[test]
+fn an_nboard_engine_plays_othello() {
+    for extra in [
+        &["--games", "2"][..],
+        &["--games", "2", "--opening-plies", "4"][..],
+    ] {
+        let log = engine_round_robin("othello", "nboard", &["random", "greedy"], extra);
+        assert_eq!(complaints(&log), Vec::<String>::new(), "{extra:?}");
+    }
+}

@@ -18,6 +18,9 @@ use crate::referee::{Failure, Request};
 /// The standard Othello start in GGF's `BO` notation (a1 to h8 by ranks, `*` black).
 const GGF_START: &str = "---------------------------O*------*O---------------------------";
 
+/// The search depth an NBoard engine is given when `bot.toml` sets none.
+pub const NBOARD_DEPTH: u32 = 4;
+
 /// Settings an engine is told at start-up.
 #[derive(Debug, Clone, Default)]
 pub struct EngineSetup {
@@ -233,6 +236,10 @@ impl Engine {
     ) -> Result<String, Failure> {
         if !self.started {
             let mut lines = vec!["nboard 2".to_string()];
+            // The protocol wants a depth before the first `go`.
+            if !self.setup.options.iter().any(|(k, _)| k == "depth") {
+                lines.push(format!("set depth {NBOARD_DEPTH}"));
+            }
             lines.extend(
                 self.setup
                     .options
