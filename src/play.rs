@@ -247,41 +247,43 @@ fn prompt(game: GameKind, request: &[String]) -> String {
     }
 }
 
-/// A board drawn with discs and stones instead of letters, for Othello and Gomoku: only the
-/// board's rows (those that start with a rank number) change.
+/// A board drawn with discs and stones instead of letters, for Othello and Gomoku: the
+/// board's rows and the status line (`X 2  O 2  X to move`) change, the coordinates do not.
 pub fn unicode(text: &str, game: GameKind) -> String {
     if !matches!(game, GameKind::Othello | GameKind::Gomoku) {
         return text.to_string();
     }
     text.lines()
         .map(|line| {
-            let is_row = line
+            let row = line
                 .trim_start()
                 .split(' ')
                 .next()
                 .is_some_and(|t| t.parse::<u32>().is_ok());
-            if !is_row {
-                return line.to_string();
-            }
-            let mut tokens = line.split(' ');
-            let first = tokens.next().unwrap_or("").to_string();
-            let rest: Vec<String> = tokens
-                .map(|t| match t {
-                    "X" => "●".to_string(),
-                    "O" => "○".to_string(),
-                    "." => "·".to_string(),
-                    "*" => "∘".to_string(),
-                    "(X)" | "(X" => "●".to_string(),
-                    "(O)" | "(O" => "○".to_string(),
-                    other => other.to_string(),
-                })
-                .collect();
-            std::iter::once(first)
-                .chain(rest)
-                .collect::<Vec<_>>()
-                .join(" ")
+            let drawn = if row {
+                // Every cell of a row (Gomoku marks the last stone as `(X)`, unspaced).
+                line.chars()
+                    .map(|c| match c {
+                        'X' => '●',
+                        'O' => '○',
+                        '.' => '·',
+                        '*' => '∘',
+                        other => other,
+                    })
+                    .collect()
+            } else {
+                let tokens: Vec<&str> = line
+                    .split(' ')
+                    .map(|t| match t {
+                        "X" => "●",
+                        "O" => "○",
+                        other => other,
+                    })
+                    .collect();
+                tokens.join(" ")
+            };
+            drawn + "\n"
         })
-        .map(|l| l + "\n")
         .collect()
 }
 
@@ -295,10 +297,8 @@ mod tests {
         let drawn = unicode(&board, GameKind::Othello);
         assert!(drawn.starts_with("  a b c d e f g h\n"), "{drawn}");
         assert!(drawn.contains("5 · · · ● ○ ∘ · · 5"), "{drawn}");
-        assert!(
-            drawn.contains("X 2  O 2"),
-            "the status line is left alone: {drawn}"
-        );
+        assert!(drawn.contains("● 2  ○ 2  ● to move"), "{drawn}");
         assert_eq!(unicode("round 1 of 5\n", GameKind::Morra), "round 1 of 5\n");
+        assert_eq!(unicode(" 1 O(X). 1\n", GameKind::Gomoku), " 1 ○(●)· 1\n");
     }
 }
