@@ -93,7 +93,9 @@ impl FromStr for Rule {
                 .parse::<u32>()
                 .map_err(|_| format!("`{s}`: `{value}` is not a whole number"))
         };
-        match name {
+        // `beat all` and `beat_all` mean `beat-all`.
+        let name = name.trim().to_ascii_lowercase().replace([' ', '_'], "-");
+        match name.as_str() {
             "beat-all" if value.is_none() => Ok(Rule::BeatAll),
             "beat-all" => Err(format!("`{s}`: `beat-all` takes no value")),
             "min-score" => match number("60")? {
@@ -657,6 +659,8 @@ Against each reference: points taken of those available (wins-draws-losses movin
         }
         assert_eq!(Rule::default(), Rule::BeatAll);
         assert_eq!("min-score:60".parse(), Ok(Rule::MinScore(60)));
+        assert_eq!("beat all".parse(), Ok(Rule::BeatAll));
+        assert_eq!("Min_Score:75".parse(), Ok(Rule::MinScore(75)));
         let err = |s: &str| s.parse::<Rule>().unwrap_err();
         assert_eq!(
             err("beat-most"),
