@@ -43,6 +43,7 @@
 //! A candidate that never ran has every column between `grade` and `reason` empty.
 //! `grades.md` shows the same as a table that reads well as plain text.
 
+use crate::report::markdown::{escape, table, Align};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
@@ -426,7 +427,11 @@ pub fn markdown(g: &Grades) -> String {
             cells
         })
         .collect();
-    out.push_str(&table(header, &right, rows));
+    let align: Vec<Align> = right
+        .iter()
+        .map(|&r| if r { Align::Right } else { Align::Left })
+        .collect();
+    out.push_str(&table(header, &align, rows));
     out
 }
 
@@ -438,77 +443,16 @@ fn grade_word(row: &Grade) -> &'static str {
     }
 }
 
-/// Text as Markdown table cell text.
-fn escape(text: &str) -> String {
-    text.replace('|', "\\|")
-}
-
-/// A Markdown table padded to read well as plain text; `right` says which columns are
-/// right-aligned.
-fn table(header: Vec<String>, right: &[bool], rows: Vec<Vec<String>>) -> String {
-    let widths: Vec<usize> = (0..header.len())
-        .map(|i| {
-            rows.iter()
-                .map(|r| r[i].chars().count())
-                .chain([header[i].chars().count(), 3])
-                .max()
-                .unwrap_or(3)
-        })
-        .collect();
-    let line = |cells: &[String]| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .zip(right)
-            .map(|((c, &w), &r)| {
-                if r {
-                    format!("{c:>w$}")
-                } else {
-                    format!("{c:<w$}")
-                }
-            })
-            .collect();
-        format!("| {} |\n", padded.join(" | "))
-    };
-    let mut out = line(&header);
-    let rules: Vec<String> = widths
-        .iter()
-        .zip(right)
-        .map(|(&w, &r)| {
-            if r {
-                format!("{}:", "-".repeat(w - 1))
-            } else {
-                format!(":{}", "-".repeat(w - 1))
-            }
-        })
-        .collect();
-    out.push_str(&format!("| {} |\n", rules.join(" | ")));
-    for r in &rows {
-        out.push_str(&line(r));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Culprit, Reason};
 
     fn game(a: &str, b: &str, result: GameResult) -> GameRecord {
         GameRecord {
-            run: "r".into(),
-            round: 1,
-            game_id: 1,
-            game: GameKind::Othello,
-            bot_a: a.into(),
-            bot_b: b.into(),
             score_a: 40,
             score_b: 24,
-            result,
-            reason: Reason::Normal,
-            culprit: Culprit::Nobody,
             plies: 60,
-            duration_ms: 5,
+            ..GameRecord::for_test(GameKind::Othello, a, b, result)
         }
     }
 

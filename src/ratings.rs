@@ -692,25 +692,11 @@ fn erfc(z: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::game::GameKind;
-    use crate::record::{Culprit, Reason};
+
     use crate::rng::Rng;
 
     fn game(kind: GameKind, a: &str, b: &str, result: GameResult) -> GameRecord {
-        GameRecord {
-            run: "r".into(),
-            round: 1,
-            game_id: 1,
-            game: kind,
-            bot_a: a.into(),
-            bot_b: b.into(),
-            score_a: 0,
-            score_b: 0,
-            result,
-            reason: Reason::Normal,
-            culprit: Culprit::Nobody,
-            plies: 1,
-            duration_ms: 1,
-        }
+        GameRecord::for_test(kind, a, b, result)
     }
 
     /// `wins`, `draws` and `losses` of `a` against `b`, `a` in seat A.

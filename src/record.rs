@@ -84,6 +84,29 @@ pub struct GameRecord {
     pub duration_ms: u64,
 }
 
+#[cfg(test)]
+impl GameRecord {
+    /// A plain game for tests: `a` against `b` at `game` with `result`, ended by the rules,
+    /// scores 0, one ply; tests change what they need with struct update syntax.
+    pub(crate) fn for_test(game: GameKind, a: &str, b: &str, result: GameResult) -> GameRecord {
+        GameRecord {
+            run: "r".into(),
+            round: 1,
+            game_id: 1,
+            game,
+            bot_a: a.into(),
+            bot_b: b.into(),
+            score_a: 0,
+            score_b: 0,
+            result,
+            reason: Reason::Normal,
+            culprit: Culprit::Nobody,
+            plies: 1,
+            duration_ms: 1,
+        }
+    }
+}
+
 /// Reads one or more games CSVs, in order. Errors name the file and line.
 pub fn read_games(paths: &[PathBuf]) -> Result<Vec<GameRecord>> {
     let mut games = Vec::new();

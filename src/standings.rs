@@ -203,19 +203,11 @@ mod tests {
 
     fn game(a: &str, b: &str, result: GameResult, reason: Reason, culprit: Culprit) -> GameRecord {
         GameRecord {
-            run: "r".into(),
-            round: 1,
-            game_id: 1,
-            game: GameKind::Morra,
-            bot_a: a.into(),
-            bot_b: b.into(),
             score_a: 10,
             score_b: 4,
-            result,
             reason,
             culprit,
-            plies: 5,
-            duration_ms: 1,
+            ..GameRecord::for_test(GameKind::Morra, a, b, result)
         }
     }
 

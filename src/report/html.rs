@@ -798,19 +798,11 @@ mod tests {
 
     fn game(id: u64, a: &str, b: &str, result: GameResult) -> GameRecord {
         GameRecord {
-            run: "r".into(),
-            round: 1,
             game_id: id,
-            game: GameKind::Othello,
-            bot_a: a.into(),
-            bot_b: b.into(),
             score_a: 40,
             score_b: 24,
-            result,
-            reason: Reason::Normal,
-            culprit: Culprit::Nobody,
             plies: 60,
-            duration_ms: 5,
+            ..GameRecord::for_test(GameKind::Othello, a, b, result)
         }
     }
 

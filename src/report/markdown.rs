@@ -4,7 +4,7 @@ use crate::standings::Standings;
 
 /// Column alignment in a Markdown table.
 #[derive(Clone, Copy)]
-enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }
@@ -113,12 +113,13 @@ pub fn crosstable(s: &Standings) -> String {
     table(header, &align, rows)
 }
 
-/// A bot name as Markdown table cell text.
-fn escape(name: &str) -> String {
+/// A bot name (or any text) as Markdown table cell text.
+pub(crate) fn escape(name: &str) -> String {
     name.replace('|', "\\|")
 }
 
-fn table(header: Vec<String>, align: &[Align], rows: Vec<Vec<String>>) -> String {
+/// A Markdown table padded to read well as plain text.
+pub(crate) fn table(header: Vec<String>, align: &[Align], rows: Vec<Vec<String>>) -> String {
     let width = |i: usize| {
         rows.iter()
             .map(|r| r[i].chars().count())
@@ -159,24 +160,14 @@ fn table(header: Vec<String>, align: &[Align], rows: Vec<Vec<String>>) -> String
 mod tests {
     use super::*;
     use crate::game::GameKind;
-    use crate::record::{Culprit, GameRecord, GameResult, Reason};
+    use crate::record::{GameRecord, GameResult};
 
     #[test]
     fn tables_are_aligned_and_escape_pipes() {
         let g = GameRecord {
-            run: "r".into(),
-            round: 1,
-            game_id: 1,
-            game: GameKind::Morra,
-            bot_a: "Quinn|Valor".into(),
-            bot_b: "Historian".into(),
             score_a: 170,
             score_b: 158,
-            result: GameResult::A,
-            reason: Reason::Normal,
-            culprit: Culprit::Nobody,
-            plies: 1000,
-            duration_ms: 5,
+            ..GameRecord::for_test(GameKind::Morra, "Quinn|Valor", "Historian", GameResult::A)
         };
         let s = crate::standings::compute(&[g]);
         let text = crosstable(&s);
@@ -195,19 +186,9 @@ mod tests {
     #[test]
     fn games_with_a_first_player_split_the_crosstable() {
         let game = |a: &str, b: &str, result| GameRecord {
-            run: "r".into(),
-            round: 1,
-            game_id: 1,
-            game: GameKind::Othello,
-            bot_a: a.into(),
-            bot_b: b.into(),
             score_a: 40,
             score_b: 24,
-            result,
-            reason: Reason::Normal,
-            culprit: Culprit::Nobody,
-            plies: 60,
-            duration_ms: 5,
+            ..GameRecord::for_test(GameKind::Othello, a, b, result)
         };
         let s = crate::standings::compute(&[
             game("ab", "greedy", GameResult::A),
