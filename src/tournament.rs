@@ -199,12 +199,14 @@ pub async fn run(opts: RunOptions) -> Result<Summary> {
     let (bots, excluded) = prepare_all(specs, &prep, opts.jobs).await?;
     for (spec, reason) in &excluded {
         if references.contains(&spec.name) {
+            abandon(bots, &prep);
             bail!("reference bot `{}` cannot play: {reason}", spec.name);
         }
         eprintln!("warning: bot `{}` is left out: {reason}", spec.name);
     }
     // A gauntlet whose candidates all failed still grades them (as never run).
     if bots.len() < 2 && references.is_empty() {
+        abandon(bots, &prep);
         bail!("fewer than two bots are ready to play (see the warnings above)");
     }
     let mut entries = Vec::new();
@@ -385,6 +387,7 @@ pub async fn resume(out: &Path, jobs: Option<usize>, progress: bool) -> Result<S
     let prep = prepare_options(&opts, true)?;
     let (bots, excluded) = prepare_all(specs, &prep, opts.jobs).await?;
     if let Some((spec, reason)) = excluded.first() {
+        abandon(bots, &prep);
         bail!(
             "bot `{}` played in the tournament but cannot play now: {reason}",
             spec.name
@@ -559,6 +562,14 @@ async fn finish(
     })
 }
 
+/// A tournament that stops before its first game leaves nothing behind: no cgroups, no
+/// private copies.
+fn abandon(bots: Vec<Arc<PreparedBot>>, prep: &PrepareOptions) {
+    drop(bots);
+    prep.sandbox.cleanup();
+    let _ = std::fs::remove_dir_all(&prep.work_root);
+}
+
 /// After the last game: closes the bots' logs, removes the sandbox's cgroups, and removes
 /// the private copies (or, with `--keep-work`, moves them to `<out>/work/`).
 fn release(bots: Vec<Arc<PreparedBot>>, prep: &PrepareOptions, opts: &RunOptions) -> Result<()> {
@@ -589,9 +600,18 @@ fn release(bots: Vec<Arc<PreparedBot>>, prep: &PrepareOptions, opts: &RunOptions
 pub(crate) fn work_root() -> Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let base = std::env::temp_dir();
+    // The copies of runs that were killed before they could remove them.
+    if let Ok(entries) = std::fs::read_dir(&base) {
+        for entry in entries.flatten() {
+            if crate::bot::sandbox::is_stale(&entry.file_name().to_string_lossy(), "arena-work-") {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    let pid = std::process::id();
     for attempt in 0..100u64 {
-        let seed = crate::rng::derive_seed(std::process::id().into(), attempt ^ nanos());
-        let dir = base.join(format!("arena-work-{:012x}", seed & 0xffff_ffff_ffff));
+        let seed = crate::rng::derive_seed(pid.into(), attempt ^ nanos());
+        let dir = base.join(format!("arena-work-{pid}-{:08x}", seed & 0xffff_ffff));
         match std::fs::DirBuilder::new().mode(0o711).create(&dir) {
             Ok(()) => {
                 // The umask may have narrowed the mode.

@@ -78,6 +78,9 @@ impl Sandbox {
     /// Probes the machine and creates this run's cgroup directories.
     pub fn probe(limits: Limits, allow_network: bool) -> Sandbox {
         let root = rustix::process::geteuid().is_root();
+        if root {
+            remove_stale_cgroups();
+        }
         let tag = format!("arena-{}", std::process::id());
         let unified = root
             .then(|| make_cgroup(Path::new("/sys/fs/cgroup/unified"), &tag))
@@ -630,6 +633,39 @@ fn empty_netns() -> Option<OwnedFd> {
     .flatten()
 }
 
+/// Removes the cgroups of arena runs that were killed before they could clean up (named
+/// `arena-<pid>` for a process that no longer exists).
+fn remove_stale_cgroups() {
+    let parents = [
+        PathBuf::from("/sys/fs/cgroup/unified"),
+        own_cgroup_v2(),
+        own_cgroup_v1("memory"),
+        own_cgroup_v1("pids"),
+    ];
+    for parent in parents {
+        let Ok(entries) = std::fs::read_dir(&parent) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if is_stale(&entry.file_name().to_string_lossy(), "arena-") {
+                remove_cgroup(&entry.path());
+            }
+        }
+    }
+}
+
+/// Whether `name` is `<prefix><pid>` or `<prefix><pid>-...` for a process that is gone.
+pub fn is_stale(name: &str, prefix: &str) -> bool {
+    let Some(rest) = name.strip_prefix(prefix) else {
+        return false;
+    };
+    let pid = rest.split('-').next().unwrap_or("");
+    match pid.parse::<u32>() {
+        Ok(pid) => pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists(),
+        Err(_) => false,
+    }
+}
+
 /// This process's cgroup in a v1 controller's hierarchy.
 fn own_cgroup_v1(controller: &str) -> PathBuf {
     let base = Path::new("/sys/fs/cgroup").join(controller);
@@ -668,6 +704,8 @@ fn make_cgroup(parent: &Path, name: &str) -> Option<PathBuf> {
 
 /// Removes a cgroup directory tree, waiting up to a second for its processes to die.
 fn remove_cgroup(dir: &Path) {
+    // Only cgroup v2 has `cgroup.kill`; elsewhere the processes are gone with their game.
+    let _ = std::fs::write(dir.join("cgroup.kill"), "1");
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
             if entry.file_type().is_ok_and(|t| t.is_dir()) {
@@ -748,6 +786,18 @@ mod tests {
         assert!(parse_size("5T").unwrap_err().contains("unknown unit"));
         assert_eq!(size(512 << 20), "512 MiB");
         assert_eq!(size(1000), "1000 B");
+    }
+
+    #[test]
+    fn only_leftovers_of_dead_runs_are_stale() {
+        let me = std::process::id();
+        // pid_max is far below this, so no such process exists.
+        assert!(is_stale("arena-4000000000", "arena-"));
+        assert!(is_stale("arena-work-4000000000-1a2b3c4d", "arena-work-"));
+        assert!(!is_stale(&format!("arena-{me}"), "arena-"));
+        assert!(!is_stale("arena-1", "arena-"), "pid 1 is alive");
+        assert!(!is_stale("arena-work-deadbeef", "arena-work-"));
+        assert!(!is_stale("something-else", "arena-"));
     }
 
     #[test]
