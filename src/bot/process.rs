@@ -113,6 +113,8 @@ pub struct ProcessPlayer {
     argv: Vec<CString>,
     env: Vec<CString>,
     cwd: CString,
+    /// `/dev/null`, the stdin of `argv` bots, opened once for the game.
+    null: std::fs::File,
     settings: PlayerSettings,
     /// The cgroup of this game's processes; `None` once closed.
     cage: Option<Cage>,
@@ -173,7 +175,9 @@ impl ProcessPlayer {
                 },
             )
         });
+        let null = std::fs::File::open("/dev/null").expect("`/dev/null` can be opened");
         ProcessPlayer {
+            null,
             bot,
             program,
             argv,
@@ -197,6 +201,7 @@ impl ProcessPlayer {
             envp: &self.env,
             cwd: &self.cwd,
             stdin_pipe,
+            null: std::os::fd::AsRawFd::as_raw_fd(&self.null),
             stderr: self.bot.log.stderr_fd(),
             setup: self.bot.jail.child_setup(self.cage.as_ref(), cpu_seconds),
         })

@@ -25,8 +25,9 @@ pub struct SpawnSpec<'a> {
     /// The whole environment, `KEY=value`.
     pub envp: &'a [CString],
     pub cwd: &'a CString,
-    /// Give the process a pipe on stdin (else `/dev/null`).
+    /// Give the process a pipe on stdin; without one it reads this descriptor (`/dev/null`).
     pub stdin_pipe: bool,
+    pub null: RawFd,
     /// The file descriptor the process gets as stderr.
     pub stderr: RawFd,
     pub setup: Option<ChildSetup>,
@@ -50,9 +51,10 @@ struct ChildArgs {
     stdin: RawFd,
     stdout: RawFd,
     stderr: RawFd,
-    errors: RawFd,
     setup: Option<ChildSetup>,
     old_mask: libc::sigset_t,
+    /// Where the child leaves its errno if it fails before execve: it shares our memory.
+    error: c_int,
 }
 
 /// The child's stack: the sandbox's calls and `execve` need little.
@@ -64,11 +66,10 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
     let (out_read, out_write) = pipe_pair()?;
     let (in_read, in_write) = if spec.stdin_pipe {
         let (r, w) = pipe_pair()?;
-        (r, Some(w))
+        (Some(r), Some(w))
     } else {
-        (open_dev_null()?, None)
+        (None, None)
     };
-    let (err_read, err_write) = pipe_pair()?;
 
     let argv: Vec<*const c_char> = spec
         .argv
@@ -87,13 +88,13 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         argv: argv.as_ptr(),
         envp: envp.as_ptr(),
         cwd: spec.cwd.as_ptr(),
-        stdin: in_read.as_raw_fd(),
+        stdin: in_read.as_ref().map_or(spec.null, |r| r.as_raw_fd()),
         stdout: out_write.as_raw_fd(),
         stderr: spec.stderr,
-        errors: err_write.as_raw_fd(),
         setup: spec.setup,
         // SAFETY: an all-zero sigset_t is a valid (empty) set, overwritten just below.
         old_mask: unsafe { std::mem::zeroed() },
+        error: 0,
     };
     let mut stack = vec![0u8; STACK_SIZE];
 
@@ -120,18 +121,18 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         }
         pid
     };
-    drop((in_read, out_write, err_write));
+    drop((in_read, out_write));
 
-    // The child writes its errno here if it fails before execve; on success execve closes
-    // the pipe (close-on-exec) and the read sees end of file.
-    let mut errno = [0u8; 4];
-    let mut err_file = std::fs::File::from(err_read);
-    let failed = matches!(io::Read::read(&mut err_file, &mut errno), Ok(4));
-    if failed {
+    // With CLONE_VFORK the child has called execve or exited by now; if it failed, it left
+    // its errno in `args.error`. The volatile read keeps the compiler from assuming `args`
+    // is unchanged since the clone.
+    // SAFETY: `args` is alive and no longer written by the child.
+    let error = unsafe { std::ptr::read_volatile(&args.error) };
+    if error != 0 {
         let mut status = 0;
         // SAFETY: reaping our own child, which has exited.
         unsafe { libc::waitpid(pid, &mut status, 0) };
-        return Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)));
+        return Err(io::Error::from_raw_os_error(error));
     }
 
     let pidfd = rustix::process::pidfd_open(
@@ -146,8 +147,8 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
     Ok(Proc {
         pid: pid as u32,
         pidfd,
-        stdin: in_write.map(pipe::Sender::from_owned_fd).transpose()?,
-        stdout: Some(pipe::Receiver::from_owned_fd(out_read)?),
+        stdin: in_write.map(sender).transpose()?,
+        stdout: Some(receiver(out_read)?),
         status: None,
     })
 }
@@ -155,14 +156,19 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
 /// The child, between clone and execve: raw system calls only.
 extern "C" fn child_main(arg: *mut c_void) -> c_int {
     // SAFETY: `arg` points to the parent's ChildArgs, alive until this child execs or exits
-    // (CLONE_VFORK). Everything below is a raw system call on prepared values.
+    // (CLONE_VFORK), and written only here meanwhile. Everything below is a raw system call
+    // on prepared values.
     unsafe {
-        let args = &*(arg as *const ChildArgs);
-        let fail = |errors: RawFd| -> c_int {
+        let args = arg as *mut ChildArgs;
+        let fail = |_: ()| -> c_int {
             let errno = *libc::__errno_location();
-            libc::write(errors, errno.to_ne_bytes().as_ptr().cast(), 4);
+            std::ptr::write_volatile(
+                &mut (*args).error,
+                if errno == 0 { libc::EINVAL } else { errno },
+            );
             libc::_exit(127)
         };
+        let args = &*args;
         // Handlers of the parent must not run here; an ignored SIGPIPE (Rust ignores it)
         // must not be inherited by the bot either.
         for signal in 1..libc::SIGRTMIN() {
@@ -186,19 +192,19 @@ extern "C" fn child_main(arg: *mut c_void) -> c_int {
             || libc::dup2(args.stdout, 1) < 0
             || libc::dup2(args.stderr, 2) < 0
         {
-            return fail(args.errors);
+            return fail(());
         }
         // Its own process group: the fallback for killing everything without cgroups.
         if libc::setpgid(0, 0) != 0 || libc::chdir(args.cwd) != 0 {
-            return fail(args.errors);
+            return fail(());
         }
         if let Some(setup) = &args.setup {
             if setup.apply().is_err() {
-                return fail(args.errors);
+                return fail(());
             }
         }
         libc::execve(args.program, args.argv, args.envp);
-        fail(args.errors)
+        fail(())
     }
 }
 
@@ -281,8 +287,25 @@ fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-fn open_dev_null() -> io::Result<OwnedFd> {
-    Ok(std::fs::File::open("/dev/null")?.into())
+/// Our end of a stdin pipe, made non-blocking for the reactor (the child's end stays
+/// blocking, as programs expect).
+fn sender(fd: OwnedFd) -> io::Result<pipe::Sender> {
+    set_nonblocking(&fd, libc::O_WRONLY)?;
+    pipe::Sender::from_owned_fd_unchecked(fd)
+}
+
+/// Our end of a stdout pipe, made non-blocking for the reactor.
+fn receiver(fd: OwnedFd) -> io::Result<pipe::Receiver> {
+    set_nonblocking(&fd, libc::O_RDONLY)?;
+    pipe::Receiver::from_owned_fd_unchecked(fd)
+}
+
+fn set_nonblocking(fd: &OwnedFd, mode: c_int) -> io::Result<()> {
+    // SAFETY: F_SETFL on a descriptor we own; the pipe's only other flag is its access mode.
+    if unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, mode | libc::O_NONBLOCK) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -305,12 +328,14 @@ mod tests {
             let envp = vec![c("PATH=/usr/bin:/bin"), c("GREETING=hi")];
             let cwd = c("/");
             let stderr = std::fs::File::open("/dev/null")?;
+            let null = std::fs::File::open("/dev/null")?;
             let mut proc = spawn(&SpawnSpec {
                 program: &program,
                 argv: &argv,
                 envp: &envp,
                 cwd: &cwd,
                 stdin_pipe: stdin,
+                null: null.as_raw_fd(),
                 stderr: stderr.as_raw_fd(),
                 setup: None,
             })?;
