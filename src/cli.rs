@@ -21,9 +21,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a round-robin tournament and write its games, standings and cross-table.
+    /// Run a tournament (a round robin, or a gauntlet) and write its games, standings,
+    /// cross-table, ratings and report.
     Run(RunArgs),
-    /// Recompute the standings and cross-table from one or more games CSVs.
+    /// Recompute the standings, cross-table, ratings and report from one or more games CSVs.
     Standings(StandingsArgs),
     /// Continue an interrupted tournament from its output directory.
     Resume(ResumeArgs),
@@ -91,7 +92,8 @@ pub struct RunArgs {
     #[arg(value_enum)]
     pub game: GameKind,
 
-    /// Bot directories (with a `bot.toml`) or executables [default: everything in `bots/<GAME>/`].
+    /// Bot directories (with a `bot.toml`), executables, or inline `PROTOCOL:COMMAND`
+    /// (`'gtp:/usr/games/gtp-rhino'`) [default: everything in `bots/<GAME>/`].
     pub bots: Vec<PathBuf>,
 
     /// How many times the whole round robin is played.
