@@ -57,11 +57,6 @@ impl Protocol {
             Protocol::Gtp | Protocol::Nboard => Some(GameKind::Othello),
         }
     }
-
-    /// Whether the bot keeps one process for the whole game.
-    pub fn per_game(self) -> bool {
-        !matches!(self, Protocol::Argv | Protocol::Stdin)
-    }
 }
 
 impl fmt::Display for Protocol {
