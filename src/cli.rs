@@ -6,10 +6,11 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 
-use crate::bot::process::MoveLimits;
+use crate::export as report;
 use crate::game::{GameConfig, GameKind};
+use crate::player::process::MoveLimits;
+use crate::results::games as record;
 use crate::tournament::{self, RunOptions};
-use crate::{record, report};
 
 /// Round-robin tournaments between bots that are separate programs.
 #[derive(Debug, Parser)]
@@ -108,7 +109,7 @@ pub struct RunArgs {
     /// The rule a gauntlet's candidates pass by: `beat-all`, `min-score:P` (percent of the
     /// points) or `min-points:N`.
     #[arg(long, default_value = "beat-all", value_name = "RULE")]
-    pub pass: crate::grades::Rule,
+    pub pass: crate::standings::grades::Rule,
 
     /// Play only shard I of N of the schedule (`2/4`); merge the shards' `games.csv` with
     /// `arena standings`.
@@ -156,7 +157,7 @@ pub struct RunArgs {
     pub build_time: Duration,
 
     /// Memory per bot (all its processes), e.g. `512MiB`.
-    #[arg(long, default_value = "512MiB", value_parser = crate::bot::sandbox::parse_size)]
+    #[arg(long, default_value = "512MiB", value_parser = crate::sandbox::parse_size)]
     pub memory: u64,
 
     /// Processes and threads per bot at once.
@@ -164,7 +165,7 @@ pub struct RunArgs {
     pub max_procs: u32,
 
     /// The largest file a bot may write, and the most stderr it may write in one game.
-    #[arg(long, default_value = "64MiB", value_parser = crate::bot::sandbox::parse_size)]
+    #[arg(long, default_value = "64MiB", value_parser = crate::sandbox::parse_size)]
     pub max_output: u64,
 
     /// Let bots use the network (it is off by default).
@@ -380,7 +381,7 @@ pub fn run_options(args: RunArgs) -> Result<RunOptions> {
             move_time: args.move_time.unwrap_or(args.game.default_move_time()),
             startup_time: args.startup_time,
         },
-        sandbox: crate::bot::sandbox::Limits {
+        sandbox: crate::sandbox::Limits {
             memory: args.memory,
             max_procs: args.max_procs,
             max_output: args.max_output,
@@ -432,7 +433,7 @@ fn standings(args: StandingsArgs) -> Result<()> {
 /// tournament's own description when its `tournament.json` is beside the CSV.
 fn report_options(
     args: &StandingsArgs,
-    games: &[crate::record::GameRecord],
+    games: &[crate::results::games::GameRecord],
     out: &std::path::Path,
 ) -> report::ReportOptions {
     let game = games.first().map_or("no games", |g| g.game.name());
@@ -464,7 +465,7 @@ fn report_options(
 
 /// Prints the sandbox's protections on this machine.
 fn doctor() {
-    let sandbox = crate::bot::sandbox::Sandbox::probe(Default::default(), false);
+    let sandbox = crate::sandbox::Sandbox::probe(Default::default(), false);
     for p in &sandbox.protections {
         println!(
             "{} {}: {}",

@@ -10,11 +10,11 @@ use anyhow::{bail, Context, Result};
 use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
 
 use crate::bot::prepare::{prepare, PrepareOptions};
-use crate::bot::process::{MoveLimits, PlayerSettings, ProcessPlayer};
-use crate::bot::sandbox::{Limits, Sandbox};
 use crate::bot::BotSpec;
 use crate::game::{GameConfig, GameKind, Rules, Seat, Turn, Winner};
+use crate::player::process::{MoveLimits, PlayerSettings, ProcessPlayer};
 use crate::referee::{Failure, Player, Request};
+use crate::sandbox::{Limits, Sandbox};
 
 /// What `arena play` needs.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::game::{Rules, Seat, Turn, Winner};
-use crate::record::{Culprit, GameResult, Reason};
+use crate::results::games::{Culprit, GameResult, Reason};
 
 /// Why a player gave no usable reply.
 #[derive(Debug, Clone, PartialEq, Eq)]

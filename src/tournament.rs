@@ -13,16 +13,16 @@ use serde::{Deserialize, Serialize};
 use tokio::task::JoinSet;
 
 use crate::bot::prepare::{prepare, PrepareOptions, PreparedBot};
-use crate::bot::process::{MoveLimits, PlayerSettings, ProcessPlayer};
-use crate::bot::sandbox::{Limits, Sandbox};
 use crate::bot::BotSpec;
+use crate::export as report;
 use crate::game::{GameConfig, GameKind};
 use crate::game::{Seat, Turn};
-use crate::record::{read_games, GameRecord, GameResult, GamesWriter, Reason};
+use crate::player::process::{MoveLimits, PlayerSettings, ProcessPlayer};
 use crate::referee::{self, Outcome};
-use crate::replay::Replay;
-use crate::report;
+use crate::results::games::{read_games, GameRecord, GameResult, GamesWriter, Reason};
+use crate::results::replay::Replay;
 use crate::rng::{derive_seed, Rng};
+use crate::sandbox::{Limits, Sandbox};
 use crate::schedule::{round_robin, Pairing};
 
 /// Everything a tournament run needs, validated.
@@ -36,7 +36,7 @@ pub struct RunOptions {
     /// each other. Empty for a round robin.
     pub references: Vec<usize>,
     /// The rule that grades a gauntlet's candidates.
-    pub pass: crate::grades::Rule,
+    pub pass: crate::standings::grades::Rule,
     /// Play only shard `I` of `N` of the schedule.
     pub shard: Option<(u32, u32)>,
     pub rounds: u32,
@@ -311,7 +311,7 @@ pub async fn resume(out: &Path, jobs: Option<usize>, progress: bool) -> Result<S
         .with_context(|| format!("`{}` is not a tournament file", info_path.display()))?;
     let pass = match &info.pass {
         Some(rule) => rule.parse().map_err(|e: String| anyhow::anyhow!(e))?,
-        None => crate::grades::Rule::default(),
+        None => crate::standings::grades::Rule::default(),
     };
     let shard = info
         .shard
@@ -542,11 +542,16 @@ async fn finish(
         report::markdown::crosstable(&table)
     );
     if !references.is_empty() {
-        let grades =
-            crate::grades::compute(&records, &references, &candidates, &excluded, opts.pass);
+        let grades = crate::standings::grades::compute(
+            &records,
+            &references,
+            &candidates,
+            &excluded,
+            opts.pass,
+        );
         for (name, text) in [
-            ("grades.csv", crate::grades::csv(&grades)),
-            ("grades.md", crate::grades::markdown(&grades)),
+            ("grades.csv", crate::standings::grades::csv(&grades)),
+            ("grades.md", crate::standings::grades::markdown(&grades)),
         ] {
             let path = opts.out.join(name);
             std::fs::write(&path, &text)
@@ -603,7 +608,7 @@ pub(crate) fn work_root() -> Result<PathBuf> {
     // The copies of runs that were killed before they could remove them.
     if let Ok(entries) = std::fs::read_dir(&base) {
         for entry in entries.flatten() {
-            if crate::bot::sandbox::is_stale(&entry.file_name().to_string_lossy(), "arena-work-") {
+            if crate::sandbox::is_stale(&entry.file_name().to_string_lossy(), "arena-work-") {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
         }

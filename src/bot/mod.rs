@@ -8,13 +8,10 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::game::GameKind;
+use crate::sandbox;
 
-pub mod engine;
 pub mod log;
 pub mod prepare;
-pub mod process;
-pub mod sandbox;
-pub mod spawn;
 
 /// The name of a bot directory's manifest.
 pub const MANIFEST: &str = "bot.toml";

@@ -7,9 +7,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use super::log::BotLog;
-use super::process::kill_group;
-use super::sandbox::{Jail, Sandbox};
 use super::BotSpec;
+use crate::player::process::kill_group;
+use crate::sandbox::{Jail, Sandbox};
 
 /// A bot ready to play: its own working directory and an absolute program path.
 pub struct PreparedBot {
@@ -81,7 +81,7 @@ pub async fn prepare(
         }
         if let Ok(path) = resolve_program(program, &workdir) {
             let path = path.canonicalize().unwrap_or(path);
-            if !super::sandbox::is_system_path(&path) {
+            if !crate::sandbox::is_system_path(&path) {
                 if let Some(prefix) = path.parent().and_then(Path::parent) {
                     read.push(prefix.to_owned());
                 }

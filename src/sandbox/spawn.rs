@@ -15,7 +15,7 @@ use std::process::ExitStatus;
 use tokio::io::unix::AsyncFd;
 use tokio::net::unix::pipe;
 
-use super::sandbox::ChildSetup;
+use super::ChildSetup;
 
 /// What to start.
 pub struct SpawnSpec<'a> {

@@ -160,7 +160,7 @@ pub(crate) fn table(header: Vec<String>, align: &[Align], rows: Vec<Vec<String>>
 mod tests {
     use super::*;
     use crate::game::GameKind;
-    use crate::record::{GameRecord, GameResult};
+    use crate::results::games::{GameRecord, GameResult};
 
     #[test]
     fn tables_are_aligned_and_escape_pipes() {

@@ -7,6 +7,8 @@
 //! thinks). Everything that can be prepared is prepared in the parent: the child only makes
 //! raw system calls between `fork` and `exec` (see [`ChildSetup::apply`]).
 
+pub mod spawn;
+
 use std::ffi::CString;
 use std::fs::File;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};

@@ -3,11 +3,14 @@
 //! Everything here is a pure function of the games, so `arena standings games.csv` reproduces
 //! what `arena run` wrote, byte for byte.
 
+pub mod grades;
+pub mod ratings;
+
 use std::cmp::Reverse;
 use std::collections::BTreeMap;
 
 use crate::game::GameKind;
-use crate::record::{Culprit, GameRecord, GameResult, Reason};
+use crate::results::games::{Culprit, GameRecord, GameResult, Reason};
 
 /// Points for a win, a draw and a loss.
 pub const WIN_POINTS: u32 = 2;
@@ -179,7 +182,7 @@ pub fn compute(games: &[GameRecord]) -> Standings {
 }
 
 /// Adds the ratings of a fit to the standings' rows.
-pub fn rate(standings: &mut Standings, ratings: &crate::ratings::Ratings) {
+pub fn rate(standings: &mut Standings, ratings: &crate::standings::ratings::Ratings) {
     let interval =
         |elo: Option<f64>, low: Option<f64>, high: Option<f64>| Some((elo?, low?, high?));
     for row in &mut standings.rows {

@@ -43,13 +43,13 @@
 //! A candidate that never ran has every column between `grade` and `reason` empty.
 //! `grades.md` shows the same as a table that reads well as plain text.
 
-use crate::report::markdown::{escape, table, Align};
+use crate::export::markdown::{escape, table, Align};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
 use crate::game::GameKind;
-use crate::record::{GameRecord, GameResult};
+use crate::results::games::{GameRecord, GameResult};
 use crate::standings::{Record, DRAW_POINTS, WIN_POINTS};
 
 /// What a candidate must achieve against the references to pass.

@@ -12,8 +12,8 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use crate::game::Seat;
-use crate::record::{Culprit, GameResult, Reason};
 use crate::referee::{Exchange, Failure, Outcome};
+use crate::results::games::{Culprit, GameResult, Reason};
 use crate::schedule::Pairing;
 use crate::tournament::RunOptions;
 

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::record::{Culprit, GameRecord};
+use crate::results::games::{Culprit, GameRecord};
 use crate::standings::{Standing, Standings};
 
 pub mod csv;
@@ -38,12 +38,13 @@ pub struct ReportOptions {
 pub fn rated_standings(
     games: &[GameRecord],
     anchor: Option<&str>,
-) -> Result<(Standings, crate::ratings::Ratings)> {
+) -> Result<(Standings, crate::standings::ratings::Ratings)> {
     let mut standings = crate::standings::compute(games);
-    let options = crate::ratings::RatingOptions {
+    let options = crate::standings::ratings::RatingOptions {
         anchor: anchor.map(str::to_string),
     };
-    let ratings = crate::ratings::fit(games, &options).map_err(|e| anyhow::anyhow!(e))?;
+    let ratings =
+        crate::standings::ratings::fit(games, &options).map_err(|e| anyhow::anyhow!(e))?;
     crate::standings::rate(&mut standings, &ratings);
     Ok((standings, ratings))
 }
@@ -80,7 +81,7 @@ pub fn write_all(dir: &Path, games: &[GameRecord], opts: &ReportOptions) -> Resu
         markdown::standings(&standings),
         csv::crosstable(&standings)?,
         markdown::crosstable(&standings),
-        crate::ratings::los_csv(&ratings),
+        crate::standings::ratings::los_csv(&ratings),
         html::render(&report),
     ];
     for (name, text) in FILES.iter().zip(contents) {

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::record::Reason;
+use crate::results::games::Reason;
 use crate::standings::{Cell, Standing, Standings};
 
 /// Game ids listed for one bot and one failure reason; the rest are counted as "and N more".
@@ -794,7 +794,7 @@ footer { margin-top: 40px; color: var(--faint); font-size: 12px; }
 mod tests {
     use super::*;
     use crate::game::GameKind;
-    use crate::record::{Culprit, GameRecord, GameResult};
+    use crate::results::games::{Culprit, GameRecord, GameResult};
 
     fn game(id: u64, a: &str, b: &str, result: GameResult) -> GameRecord {
         GameRecord {

@@ -10,7 +10,7 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::unix::pipe;
 
 use super::process::read_line;
-use super::Protocol;
+use crate::bot::Protocol;
 use crate::game::gomoku::Point;
 use crate::game::Seat;
 use crate::referee::{Failure, Request};

@@ -48,7 +48,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::record::{GameRecord, GameResult};
+use crate::results::games::{GameRecord, GameResult};
 
 /// Elo points per natural unit of the logistic model: `400 / ln 10`.
 const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;

@@ -11,11 +11,11 @@ use tokio::net::unix::pipe;
 use tokio::time::{timeout_at, Instant};
 
 use super::engine::{Engine, EngineIo, EngineSetup};
-use super::prepare::PreparedBot;
-use super::sandbox::Cage;
-use super::spawn::{spawn, Proc, SpawnSpec};
-use super::Protocol;
+use crate::bot::prepare::PreparedBot;
+use crate::bot::Protocol;
 use crate::referee::{Failure, Player, Request};
+use crate::sandbox::spawn::{spawn, Proc, SpawnSpec};
+use crate::sandbox::Cage;
 
 /// The most bytes of a reply: a longer one is illegal.
 pub const MAX_REPLY: usize = 64 * 1024;
@@ -232,14 +232,14 @@ impl ProcessPlayer {
         if memory {
             return format!(
                 "memory limit: more than {} ({described}, by the OOM killer)",
-                super::sandbox::size(self.bot.jail.limits.memory)
+                crate::sandbox::size(self.bot.jail.limits.memory)
             );
         }
         match status.signal() {
             Some(libc::SIGXCPU) => format!("cpu time limit ({described})"),
             Some(libc::SIGXFSZ) => format!(
                 "output limit: a file larger than {} ({described})",
-                super::sandbox::size(self.bot.jail.limits.max_output)
+                crate::sandbox::size(self.bot.jail.limits.max_output)
             ),
             _ => described,
         }
@@ -421,7 +421,7 @@ impl ProcessPlayer {
         if written > limit {
             return Err(Failure::Crash(format!(
                 "output limit: more than {} on stderr in one game",
-                super::sandbox::size(limit)
+                crate::sandbox::size(limit)
             )));
         }
         Ok(())
