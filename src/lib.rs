@@ -9,7 +9,7 @@ pub mod bot;
 pub mod cli;
 pub mod export;
 pub mod game;
-pub mod play;
+
 pub mod player;
 pub mod referee;
 pub mod results;

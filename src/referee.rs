@@ -7,56 +7,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::game::{Rules, Seat, Turn, Winner};
+use crate::player::{Failure, Player, Request};
 use crate::results::games::{Culprit, GameResult, Reason};
-
-/// Why a player gave no usable reply.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Failure {
-    /// No reply within the time limit.
-    Timeout,
-    /// A reply arena could not accept before the rules even saw it (an over-long line).
-    Illegal(String),
-    /// The bot exited, closed its pipes, or could not be started.
-    Crash(String),
-}
-
-impl Failure {
-    fn reason(&self) -> Reason {
-        match self {
-            Failure::Timeout => Reason::Timeout,
-            Failure::Illegal(_) => Reason::Illegal,
-            Failure::Crash(_) => Reason::Crash,
-        }
-    }
-
-    fn detail(&self) -> String {
-        match self {
-            Failure::Timeout => "no reply in time".to_string(),
-            Failure::Illegal(d) | Failure::Crash(d) => d.clone(),
-        }
-    }
-}
-
-/// What a player is asked for a move.
-#[derive(Debug, Clone, Copy)]
-pub struct Request<'a> {
-    /// The protocol's request fields (see [`Rules::request`]).
-    pub fields: &'a [String],
-    /// Who is asked.
-    pub seat: Seat,
-    /// Every move played so far (opening plies included), for engine protocols that replay
-    /// the game rather than read a position.
-    pub history: &'a [(Seat, String)],
-}
-
-/// Something that answers move requests: a bot process, or a script in tests.
-pub trait Player {
-    /// Asks for the next move; returns the trimmed reply.
-    fn ask(&mut self, request: Request<'_>)
-        -> impl Future<Output = Result<String, Failure>> + Send;
-    /// Ends the game for this player (closes its process).
-    fn finish(&mut self) -> impl Future<Output = ()> + Send;
-}
 
 /// How a game ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,34 +37,40 @@ pub struct Exchange<'a> {
 
 /// Plays a game to its end, telling `observe` about every exchange. A player that fails
 /// forfeits the game at once, whatever the score; if both fail in the same turn the game is
-/// a draw.
-pub async fn play<P: Player + Send>(
+/// a draw. A player that [retries illegal replies](Player::retries_illegal) is asked again.
+pub async fn play<A: Player + Send, B: Player + Send>(
     rules: &mut dyn Rules,
-    players: [&mut P; 2],
+    pa: &mut A,
+    pb: &mut B,
     mut history: Vec<(Seat, String)>,
     observe: &mut (dyn FnMut(Exchange<'_>) + Send),
 ) -> Outcome {
-    let [pa, pb] = players;
     let faults = loop {
         let mut faults: [Option<(Reason, String)>; 2] = [None, None];
         match rules.turn() {
             Turn::Over => break faults,
             Turn::Both => {
                 let requests = [rules.request(Seat::A), rules.request(Seat::B)];
+                let view: &dyn Rules = rules;
                 let ask = |seat: Seat| Request {
                     fields: &requests[seat.index()],
                     seat,
                     history: &history,
+                    rules: view,
                 };
                 let (ra, rb) =
                     tokio::join!(timed(pa.ask(ask(Seat::A))), timed(pb.ask(ask(Seat::B))));
                 let mut played = Vec::new();
-                for (seat, (reply, think)) in Seat::BOTH.into_iter().zip([ra, rb]) {
+                for (seat, first) in Seat::BOTH.into_iter().zip([ra, rb]) {
                     let i = seat.index();
-                    faults[i] = judge(rules, seat, &reply);
-                    if let (None, Ok(text)) = (&faults[i], &reply) {
+                    let (reply, think, fault) = match seat {
+                        Seat::A => judged(pa, rules, seat, &requests[i], &history, first).await,
+                        Seat::B => judged(pb, rules, seat, &requests[i], &history, first).await,
+                    };
+                    if let (None, Ok(text)) = (&fault, &reply) {
                         played.push((seat, text.trim().to_string()));
                     }
+                    faults[i] = fault;
                     observe(Exchange {
                         seat,
                         request: &requests[i],
@@ -125,21 +83,25 @@ pub async fn play<P: Player + Send>(
             }
             Turn::One(seat) => {
                 let request = rules.request(seat);
-                let player = match seat {
-                    Seat::A => &mut *pa,
-                    Seat::B => &mut *pb,
-                };
                 let asked = Request {
                     fields: &request,
                     seat,
                     history: &history,
+                    rules: &*rules,
                 };
-                let (reply, think) = timed(player.ask(asked)).await;
-                let i = seat.index();
-                faults[i] = judge(rules, seat, &reply);
-                if let (None, Ok(text)) = (&faults[i], &reply) {
+                let first = match seat {
+                    Seat::A => timed(pa.ask(asked)).await,
+                    Seat::B => timed(pb.ask(asked)).await,
+                };
+                let (reply, think, fault) = match seat {
+                    Seat::A => judged(pa, rules, seat, &request, &history, first).await,
+                    Seat::B => judged(pb, rules, seat, &request, &history, first).await,
+                };
+                if let (None, Ok(text)) = (&fault, &reply) {
                     history.push((seat, text.trim().to_string()));
                 }
+                let i = seat.index();
+                faults[i] = fault;
                 observe(Exchange {
                     seat,
                     request: &request,
@@ -178,29 +140,49 @@ pub async fn play<P: Player + Send>(
     }
 }
 
+/// Plays a player's reply, or says what was wrong with it. A player that retries illegal
+/// replies is told why and asked again until its reply is legal or it fails otherwise.
+async fn judged<P: Player>(
+    player: &mut P,
+    rules: &mut dyn Rules,
+    seat: Seat,
+    fields: &[String],
+    history: &[(Seat, String)],
+    first: (Result<String, Failure>, Duration),
+) -> (Result<String, Failure>, Duration, Option<(Reason, String)>) {
+    let (mut reply, mut think) = first;
+    loop {
+        let fault = match &reply {
+            Ok(text) => match rules.play(seat, text.trim()) {
+                Ok(()) => None,
+                Err(why) if player.retries_illegal() => {
+                    player.rejected(&why.to_string());
+                    let request = Request {
+                        fields,
+                        seat,
+                        history,
+                        rules: &*rules,
+                    };
+                    (reply, think) = timed(player.ask(request)).await;
+                    continue;
+                }
+                Err(why) => Some((
+                    Reason::Illegal,
+                    format!("{} (reply `{}`)", shorten(&why.to_string()), shorten(text)),
+                )),
+            },
+            Err(failure) => Some((failure.reason(), failure.detail())),
+        };
+        let fault =
+            fault.map(|(reason, detail)| (reason, format!("{}: {detail}", reason_name(reason))));
+        return (reply, think, fault);
+    }
+}
+
 async fn timed<F: Future>(ask: F) -> (F::Output, Duration) {
     let started = Instant::now();
     let reply = ask.await;
     (reply, started.elapsed())
-}
-
-/// Plays a reply, or says what was wrong with it (`illegal: ...`, `timeout: ...`).
-fn judge(
-    rules: &mut dyn Rules,
-    seat: Seat,
-    reply: &Result<String, Failure>,
-) -> Option<(Reason, String)> {
-    let (reason, detail) = match reply {
-        Ok(text) => match rules.play(seat, text.trim()) {
-            Ok(()) => return None,
-            Err(why) => (
-                Reason::Illegal,
-                format!("{} (reply `{}`)", shorten(&why), shorten(text)),
-            ),
-        },
-        Err(failure) => (failure.reason(), failure.detail()),
-    };
-    Some((reason, format!("{}: {detail}", reason_name(reason))))
 }
 
 /// The reason recorded when both players fail in different ways: a crash outranks a timeout,
@@ -238,43 +220,10 @@ fn shorten(text: &str) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::game::morra::Morra;
-    use std::collections::VecDeque;
-
-    /// A player that replays a script, and records the requests it saw.
-    pub struct Scripted {
-        replies: VecDeque<Result<String, Failure>>,
-        pub seen: Vec<Vec<String>>,
-        pub finished: bool,
-    }
-
-    impl Scripted {
-        pub fn new(replies: &[Result<&str, Failure>]) -> Self {
-            Scripted {
-                replies: replies
-                    .iter()
-                    .map(|r| r.clone().map(str::to_string))
-                    .collect(),
-                seen: Vec::new(),
-                finished: false,
-            }
-        }
-    }
-
-    impl Player for Scripted {
-        async fn ask(&mut self, request: Request<'_>) -> Result<String, Failure> {
-            self.seen.push(request.fields.to_vec());
-            self.replies
-                .pop_front()
-                .unwrap_or(Err(Failure::Crash("script ran out".into())))
-        }
-
-        async fn finish(&mut self) {
-            self.finished = true;
-        }
-    }
+    use crate::player::scripted::Scripted;
 
     fn run(rounds: u32, a: &[Result<&str, Failure>], b: &[Result<&str, Failure>]) -> Outcome {
         let mut game = Morra::new(rounds);
@@ -283,7 +232,7 @@ pub(crate) mod tests {
             .build()
             .unwrap();
         let mut seen = 0;
-        let outcome = rt.block_on(play(&mut game, [&mut pa, &mut pb], Vec::new(), &mut |_| {
+        let outcome = rt.block_on(play(&mut game, &mut pa, &mut pb, Vec::new(), &mut |_| {
             seen += 1
         }));
         assert!(pa.finished && pb.finished);
@@ -362,7 +311,7 @@ pub(crate) mod tests {
             .build()
             .unwrap();
         let mut thinks = Vec::new();
-        rt.block_on(play(&mut game, [&mut pa, &mut pb], Vec::new(), &mut |e| {
+        rt.block_on(play(&mut game, &mut pa, &mut pb, Vec::new(), &mut |e| {
             thinks.push((e.seat, e.request.to_vec(), e.fault.is_none()))
         }));
         assert_eq!(thinks.len(), 6);

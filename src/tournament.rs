@@ -844,7 +844,7 @@ async fn play_game(
     let mut pa = ProcessPlayer::new(a, settings.clone());
     let mut pb = ProcessPlayer::new(b, settings);
     let with_requests = opts.game != GameKind::Morra;
-    let outcome = referee::play(rules.as_mut(), [&mut pa, &mut pb], opening, &mut |e| {
+    let outcome = referee::play(rules.as_mut(), &mut pa, &mut pb, opening, &mut |e| {
         if let Some(r) = replay.as_mut() {
             r.exchange(&e, with_requests);
         }

@@ -108,7 +108,7 @@ fn the_bot_losing_by_a_failure_is_explained() {
     let out = play(&["othello", bot.to_str().unwrap(), "--second"], "");
     assert!(out.contains("you are ○ white (second)"), "{out}");
     assert!(
-        out.contains("`offboard` loses: its move `i9` is illegal"),
+        out.contains("`offboard` loses: illegal: ") && out.contains("(reply `i9`)"),
         "{out}"
     );
 }

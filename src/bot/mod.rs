@@ -12,6 +12,7 @@ use crate::sandbox;
 
 pub mod log;
 pub mod prepare;
+pub mod workspace;
 
 /// The name of a bot directory's manifest.
 pub const MANIFEST: &str = "bot.toml";

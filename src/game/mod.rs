@@ -65,7 +65,7 @@ pub enum Winner {
 ///
 /// `play` validates a reply and leaves the state unchanged when it is illegal, returning a
 /// short lowercase description of what was wrong (it goes to the game log and the replay).
-pub trait Rules: Send {
+pub trait Rules: Send + Sync {
     /// Whose move it is.
     fn turn(&self) -> Turn;
     /// The request fields to send to `seat` for its next move, in protocol order. An empty

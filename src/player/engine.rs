@@ -13,7 +13,7 @@ use super::process::read_line;
 use crate::bot::Protocol;
 use crate::game::gomoku::Point;
 use crate::game::Seat;
-use crate::referee::{Failure, Request};
+use crate::player::{Failure, Request};
 
 /// The standard Othello start in GGF's `BO` notation (a1 to h8 by ranks, `*` black).
 const GGF_START: &str = "---------------------------O*------*O---------------------------";

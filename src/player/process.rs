@@ -13,7 +13,7 @@ use tokio::time::{timeout_at, Instant};
 use super::engine::{Engine, EngineIo, EngineSetup};
 use crate::bot::prepare::PreparedBot;
 use crate::bot::Protocol;
-use crate::referee::{Failure, Player, Request};
+use crate::player::{Failure, Player, Request};
 use crate::sandbox::spawn::{spawn, Proc, SpawnSpec};
 use crate::sandbox::Cage;
 

@@ -12,7 +12,8 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use crate::game::Seat;
-use crate::referee::{Exchange, Failure, Outcome};
+use crate::player::Failure;
+use crate::referee::{Exchange, Outcome};
 use crate::results::games::{Culprit, GameResult, Reason};
 use crate::schedule::Pairing;
 use crate::tournament::RunOptions;
@@ -73,7 +74,7 @@ impl Replay {
             Ok(reply) => line["reply"] = json!(reply),
             Err(Failure::Timeout) => line["failure"] = json!("timeout"),
             Err(Failure::Illegal(_)) => line["failure"] = json!("illegal"),
-            Err(Failure::Crash(_)) => line["failure"] = json!("crash"),
+            Err(Failure::Crash(_) | Failure::Resigned) => line["failure"] = json!("crash"),
         }
         if let Some(fault) = e.fault {
             line["fault"] = json!(fault);

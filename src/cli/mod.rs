@@ -1,5 +1,7 @@
 //! The command line: parsing arguments into validated options, and running the commands.
 
+mod play;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -8,7 +10,6 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::export as report;
 use crate::game::{GameConfig, GameKind};
-use crate::player::process::MoveLimits;
 use crate::results::games as record;
 use crate::tournament::{self, RunOptions};
 
@@ -230,7 +231,7 @@ pub fn main() -> Result<()> {
         Command::Run(args) => run(args),
         Command::Standings(args) => standings(args),
         Command::Play(args) => {
-            let opts = crate::play::PlayOptions {
+            let opts = play::PlayOptions {
                 game: args.game,
                 config: GameConfig {
                     morra_rounds: args.morra_rounds,
@@ -242,7 +243,7 @@ pub fn main() -> Result<()> {
                 } else {
                     crate::game::Seat::A
                 },
-                limits: MoveLimits {
+                limits: crate::player::process::MoveLimits {
                     move_time: args.move_time.unwrap_or(args.game.default_move_time()),
                     startup_time: args.startup_time,
                 },
@@ -253,7 +254,7 @@ pub fn main() -> Result<()> {
                 .enable_all()
                 .build()
                 .context("cannot start the async runtime")?;
-            runtime.block_on(crate::play::play(opts))
+            runtime.block_on(play::play(opts))
         }
         Command::Doctor => {
             doctor();
@@ -377,7 +378,7 @@ pub fn run_options(args: RunArgs) -> Result<RunOptions> {
         seed,
         opening_plies: args.opening_plies,
         replays: !args.no_replays,
-        limits: MoveLimits {
+        limits: crate::player::process::MoveLimits {
             move_time: args.move_time.unwrap_or(args.game.default_move_time()),
             startup_time: args.startup_time,
         },

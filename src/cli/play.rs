@@ -1,0 +1,108 @@
+//! `arena play`: a person at the terminal against a bot, through the same referee, limits and
+//! sandbox as a tournament's games.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::bot::workspace::Workspace;
+use crate::bot::BotSpec;
+use crate::game::{GameConfig, GameKind, Seat, Winner};
+use crate::player::human::{hint, side, unicode, Human};
+use crate::player::process::{MoveLimits, PlayerSettings, ProcessPlayer};
+use crate::referee;
+use crate::sandbox::{Limits, Sandbox};
+
+/// What `arena play` needs.
+#[derive(Debug, Clone)]
+pub struct PlayOptions {
+    pub game: GameKind,
+    pub config: GameConfig,
+    pub bot: PathBuf,
+    /// The person's seat: A moves first.
+    pub human: Seat,
+    pub limits: MoveLimits,
+    pub sandbox: Limits,
+    pub seed: u64,
+}
+
+/// Plays one game between the person at the terminal and a bot.
+pub async fn play(opts: PlayOptions) -> Result<()> {
+    let spec = BotSpec::load(&opts.bot, opts.game)?;
+    let name = spec.name.clone();
+    let workspace = Workspace::new(
+        Sandbox::probe(opts.sandbox, false),
+        std::env::temp_dir().join(format!("arena-play-logs-{}", std::process::id())),
+        Duration::from_secs(300),
+        1 << 20,
+        false,
+    )?;
+    let bot = workspace.prepare_one(spec).await?;
+    let mut machine = ProcessPlayer::new(
+        std::sync::Arc::clone(&bot),
+        PlayerSettings {
+            game: opts.game.name(),
+            seed: opts.seed,
+            limits: opts.limits,
+            max_moves: opts.game.max_moves(&opts.config),
+            pause: false,
+            tag: "play".to_string(),
+        },
+    );
+    let human = opts.human;
+    let mut person = Human::new(tokio::io::stdin(), opts.game, human);
+    let mut rules = opts.game.new_game(&opts.config);
+    println!(
+        "{} against `{name}`: you are {} ({}). {} Type `quit` to stop.\n",
+        opts.game,
+        side(opts.game, human),
+        if human == Seat::A { "first" } else { "second" },
+        hint(opts.game)
+    );
+    let bot_seat = human.other();
+    let mut show = |e: referee::Exchange<'_>| {
+        // The bot's Numer0n secret stays hidden until the end.
+        let secret = e.request.first().is_some_and(|f| f == "secret");
+        if let (true, Ok(reply), None, false) = (e.seat == bot_seat, e.reply, e.fault, secret) {
+            println!("The bot plays {reply} ({:.2} s).\n", e.think.as_secs_f64());
+        }
+    };
+    let outcome = match human {
+        Seat::A => {
+            referee::play(
+                rules.as_mut(),
+                &mut person,
+                &mut machine,
+                Vec::new(),
+                &mut show,
+            )
+            .await
+        }
+        Seat::B => {
+            referee::play(
+                rules.as_mut(),
+                &mut machine,
+                &mut person,
+                Vec::new(),
+                &mut show,
+            )
+            .await
+        }
+    };
+    drop(machine);
+    workspace.close(vec![bot])?;
+
+    println!("{}", unicode(&rules.render(), opts.game));
+    let bot_fault = outcome.faults[bot_seat.index()].as_deref();
+    match (person.quit, bot_fault) {
+        (true, _) => println!("You stopped the game."),
+        (false, Some(why)) => println!("`{name}` loses: {why}. You win!"),
+        (false, None) => match rules.winner() {
+            Some(Winner::Seat(seat)) if seat == human => println!("You win!"),
+            Some(Winner::Seat(_)) => println!("`{name}` wins."),
+            _ => println!("A draw."),
+        },
+    }
+    Ok(())
+}
