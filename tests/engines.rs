@@ -4,11 +4,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use common::*;
-
-const GTP_RHINO: &str = "/usr/games/gtp-rhino";
 
 /// Plays a round robin and checks every game ended by the rules (all moves legal).
 fn clean_round_robin(game: &str, bots: &[String], extra: &[&str]) -> Vec<Row> {
@@ -40,21 +38,10 @@ fn path(p: PathBuf) -> String {
     p.display().to_string()
 }
 
-fn have_gtp_rhino() -> bool {
-    let there = Path::new(GTP_RHINO).exists();
-    if !there {
-        println!(
-            "skipping: `{GTP_RHINO}` is not installed (`apt-get install grhino`; .ci/run does)"
-        );
-    }
-    there
-}
-
 #[test]
 fn grhino_plays_othello_over_gtp() {
-    if !have_gtp_rhino() {
-        return;
-    }
+    require_gtp_rhino();
+    require_python3(); // the bundled Othello bots
     let bots = [
         path(fixtures("engines").join("grhino")),
         path(bundled("othello").join("random")),
@@ -75,9 +62,8 @@ fn grhino_plays_othello_over_gtp() {
 
 #[test]
 fn an_inline_engine_needs_no_directory() {
-    if !have_gtp_rhino() {
-        return;
-    }
+    require_gtp_rhino();
+    require_python3(); // the bundled Othello bots
     let bots = [
         format!("gtp:{GTP_RHINO}"),
         path(bundled("othello").join("greedy")),
@@ -122,7 +108,8 @@ fn engine_round_robin(game: &str, engine: &str, samples: &[&str], extra: &[&str]
 
 #[test]
 fn a_gomocup_engine_plays_gomoku() {
-    // From the empty board (BEGIN, TURN) and from openings (BOARD ... DONE).
+    require_python3(); // the fixture engine and the bundled Gomoku bots
+                       // From the empty board (BEGIN, TURN) and from openings (BOARD ... DONE).
     for extra in [
         &["--games", "2"][..],
         &["--games", "2", "--opening-plies", "3"][..],
@@ -134,6 +121,7 @@ fn a_gomocup_engine_plays_gomoku() {
 
 #[test]
 fn an_nboard_engine_plays_othello() {
+    require_python3(); // the fixture engine and the bundled Othello bots
     for extra in [
         &["--games", "2"][..],
         &["--games", "2", "--opening-plies", "4"][..],

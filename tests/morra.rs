@@ -417,6 +417,9 @@ fn a_malformed_games_csv_stops_with_the_file_and_line_named() {
 
 #[test]
 fn the_bundled_bots_play_a_clean_tournament() {
+    require_perl();
+    require_python3();
+    require_java();
     // All the bundled bots, with short games: the Java adapter, Python `lines` bots and Perl
     // `argv` bots must all play every round legally.
     let tmp = tempfile::tempdir().unwrap();

@@ -60,6 +60,7 @@ fn gomoku_five_in_a_row_beats_the_bot() {
 
 #[test]
 fn othello_input_is_checked_and_quit_stops() {
+    require_python3(); // the bundled Othello bots
     let bot = bundled("othello").join("greedy");
     let out = play(&["othello", bot.to_str().unwrap()], "d4\nf5\nquit\n");
     assert!(out.contains("5 · · · ● ○ ∘ · · 5"), "{out}");

@@ -71,6 +71,7 @@ fn misbehaving_bots_lose(game: &str, sound: PathBuf, expected: &[(&str, PathBuf,
 
 #[test]
 fn othello_misbehaving_bots_lose_with_the_right_reason() {
+    require_python3(); // the bundled Othello bots
     let f = |n: &str| fixtures("othello").join(n);
     let a = |n: &str| fixtures("any").join(n);
     misbehaving_bots_lose(
@@ -89,6 +90,7 @@ fn othello_misbehaving_bots_lose_with_the_right_reason() {
 
 #[test]
 fn gomoku_misbehaving_bots_lose_with_the_right_reason() {
+    require_python3(); // the bundled Gomoku bots
     let f = |n: &str| fixtures("gomoku").join(n);
     let a = |n: &str| fixtures("any").join(n);
     misbehaving_bots_lose(
@@ -124,6 +126,7 @@ fn numeron_misbehaving_bots_lose_with_the_right_reason() {
 /// The bundled bots of a game play a clean tournament, and `arena standings` regenerates its
 /// tables byte for byte.
 fn sample_bots_play_cleanly(game: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    require_python3(); // every bundled Othello, Gomoku and Numer0n bot
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     let bots: Vec<PathBuf> = std::fs::read_dir(bundled(game))

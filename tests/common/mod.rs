@@ -19,6 +19,50 @@ pub fn bundled(game: &str) -> PathBuf {
         .join(game)
 }
 
+/// Fails the test unless `program` (a path, or a name looked up on `PATH`) is an executable
+/// file, naming the Debian `package` that provides it: a test must not pass by skipping what
+/// it cannot run. `.ci/run` installs every package named here.
+pub fn require(program: &str, package: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        p.metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let found = if program.contains('/') {
+        executable(Path::new(program))
+    } else {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| executable(&d.join(program))))
+    };
+    if !found {
+        panic!("missing `{program}`: install the Debian package `{package}` (`.ci/run` does)");
+    }
+}
+
+/// The interpreter of the bundled Python bots and the Python fixture engines.
+pub fn require_python3() {
+    require("/usr/bin/python3", "python3");
+}
+
+/// The interpreter of the bundled Perl bots.
+pub fn require_perl() {
+    require("perl", "perl");
+}
+
+/// The compiler and runtime of the bundled Java bot (through the Java adapter).
+pub fn require_java() {
+    require("javac", "default-jdk-headless");
+    require("java", "default-jdk-headless");
+}
+
+/// Where Debian's `grhino` package installs its GTP engine.
+pub const GTP_RHINO: &str = "/usr/games/gtp-rhino";
+
+/// GRhino's GTP engine, the real engine of the GTP tests.
+pub fn require_gtp_rhino() {
+    require(GTP_RHINO, "grhino");
+}
+
 /// `arena` with the given arguments, run in the project directory.
 pub fn arena(args: &[&str]) -> Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
