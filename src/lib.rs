@@ -7,6 +7,7 @@
 
 pub mod bot;
 pub mod cli;
+pub mod config;
 pub mod export;
 pub mod game;
 

@@ -163,26 +163,42 @@ pub fn shard(schedule: Vec<Pairing>, index: u32, count: u32, seed: u64) -> Vec<P
         .collect()
 }
 
-/// Parses `--shard I/N`: shard `I` (from 1) of `N`.
-pub fn parse_shard(s: &str) -> Result<(u32, u32), String> {
-    let Some((i, n)) = s.split_once('/') else {
-        return Err(format!(
-            "`{s}`: expected `I/N`, such as `2/4` (shard 2 of 4)"
-        ));
-    };
-    let number = |part: &str, what: &str| {
-        part.trim()
-            .parse::<u32>()
-            .map_err(|_| format!("`{s}`: {what} `{part}` is not a whole number"))
-    };
-    let (i, n) = (number(i, "the shard")?, number(n, "the shard count")?);
-    if n == 0 {
-        return Err(format!("`{s}`: the shard count must be at least 1"));
+/// `--shard I/N`: shard `index` (from 1) of `count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let Some((i, n)) = s.split_once('/') else {
+            return Err(format!(
+                "`{s}`: expected `I/N`, such as `2/4` (shard 2 of 4)"
+            ));
+        };
+        let number = |part: &str, what: &str| {
+            part.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("`{s}`: {what} `{part}` is not a whole number"))
+        };
+        let (index, count) = (number(i, "the shard")?, number(n, "the shard count")?);
+        if count == 0 {
+            return Err(format!("`{s}`: the shard count must be at least 1"));
+        }
+        if !(1..=count).contains(&index) {
+            return Err(format!("`{s}`: the shard must be between 1 and {count}"));
+        }
+        Ok(Shard { index, count })
     }
-    if !(1..=n).contains(&i) {
-        return Err(format!("`{s}`: the shard must be between 1 and {n}"));
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
     }
-    Ok((i, n))
 }
 
 #[cfg(test)]
@@ -427,9 +443,11 @@ mod tests {
 
     #[test]
     fn shard_arguments_are_parsed_and_checked() {
-        assert_eq!(parse_shard("2/4"), Ok((2, 4)));
-        assert_eq!(parse_shard("1/1"), Ok((1, 1)));
-        let err = |s| parse_shard(s).unwrap_err();
+        let parse = |s: &str| s.parse::<Shard>();
+        assert_eq!(parse("2/4"), Ok(Shard { index: 2, count: 4 }));
+        assert_eq!(parse("1/1"), Ok(Shard { index: 1, count: 1 }));
+        assert_eq!(parse("2/4").unwrap().to_string(), "2/4");
+        let err = |s| parse(s).unwrap_err();
         assert_eq!(err("5/4"), "`5/4`: the shard must be between 1 and 4");
         assert_eq!(err("0/4"), "`0/4`: the shard must be between 1 and 4");
         assert_eq!(err("1/0"), "`1/0`: the shard count must be at least 1");

@@ -79,6 +79,79 @@ impl std::str::FromStr for Protocol {
     }
 }
 
+/// A bot as named on the command line: a directory or executable, or an inline
+/// `PROTOCOL:COMMAND` (`gtp:/usr/games/gtp-rhino --level 3`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BotSource {
+    /// A directory with a `bot.toml`, or an executable file.
+    Path(PathBuf),
+    /// A command and the protocol it speaks, with no directory of its own.
+    Inline { protocol: Protocol, command: String },
+}
+
+impl BotSource {
+    /// The source with a path made absolute, so it means the same from any directory.
+    pub fn absolute(self) -> Result<BotSource> {
+        match self {
+            BotSource::Path(path) => Ok(BotSource::Path(
+                std::path::absolute(&path)
+                    .with_context(|| format!("cannot resolve `{}`", path.display()))?,
+            )),
+            inline => Ok(inline),
+        }
+    }
+
+    /// The path of a bot with files of its own.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            BotSource::Path(path) => Some(path),
+            BotSource::Inline { .. } => None,
+        }
+    }
+}
+
+impl std::str::FromStr for BotSource {
+    type Err = String;
+
+    /// An existing path is a path; otherwise `PROTOCOL:COMMAND` with a known protocol is an
+    /// inline bot; anything else is a path (that loading will report as missing).
+    fn from_str(text: &str) -> std::result::Result<Self, Self::Err> {
+        if !Path::new(text).exists() {
+            if let Some((protocol, command)) = text.split_once(':') {
+                if let Ok(protocol) = protocol.parse::<Protocol>() {
+                    return Ok(BotSource::Inline {
+                        protocol,
+                        command: command.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(BotSource::Path(PathBuf::from(text)))
+    }
+}
+
+impl fmt::Display for BotSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BotSource::Path(path) => write!(f, "{}", path.display()),
+            BotSource::Inline { protocol, command } => write!(f, "{protocol}:{command}"),
+        }
+    }
+}
+
+impl Serialize for BotSource {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for BotSource {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// The contents of a `bot.toml`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -171,12 +244,14 @@ pub struct BotSpec {
 impl BotSpec {
     /// Reads a bot from a directory with a `bot.toml`, from a single executable file, or
     /// from an inline `PROTOCOL:COMMAND` such as `gtp:gtp-rhino --level 3`.
-    pub fn load(path: &Path, game: GameKind) -> Result<BotSpec> {
-        if !path.exists() {
-            if let Some(spec) = Self::inline(path, game)? {
-                return Ok(spec);
-            }
+    pub fn load(source: &BotSource, game: GameKind) -> Result<BotSpec> {
+        match source {
+            BotSource::Path(path) => Self::load_path(path, game),
+            BotSource::Inline { protocol, command } => Self::inline(*protocol, command, game),
         }
+    }
+
+    fn load_path(path: &Path, game: GameKind) -> Result<BotSpec> {
         let meta = std::fs::metadata(path)
             .with_context(|| format!("cannot read bot `{}`", path.display()))?;
         if meta.is_dir() {
@@ -211,16 +286,9 @@ impl BotSpec {
         }
     }
 
-    /// A bot given as `PROTOCOL:COMMAND`, named after its command line; `None` if `text` has
-    /// no such form.
-    fn inline(text: &Path, game: GameKind) -> Result<Option<BotSpec>> {
-        let text = text.to_string_lossy();
-        let Some((protocol, command)) = text.split_once(':') else {
-            return Ok(None);
-        };
-        let Ok(protocol) = protocol.parse::<Protocol>() else {
-            return Ok(None);
-        };
+    /// A bot given as `PROTOCOL:COMMAND`, named after its command line.
+    fn inline(protocol: Protocol, command: &str, game: GameKind) -> Result<BotSpec> {
+        let text = format!("{protocol}:{command}");
         check_protocol(protocol, game).map_err(|e| anyhow::anyhow!("bot `{text}`: {e}"))?;
         let words = split_command(command).with_context(|| format!("bot `{text}`: bad command"))?;
         let program = Path::new(&words[0])
@@ -230,9 +298,9 @@ impl BotSpec {
             .chain(words[1..].iter().cloned())
             .collect::<Vec<_>>()
             .join(" ");
-        Ok(Some(BotSpec {
+        Ok(BotSpec {
             name,
-            source: PathBuf::from(text.as_ref()),
+            source: PathBuf::from(text),
             command: words,
             protocol,
             build: None,
@@ -241,7 +309,7 @@ impl BotSpec {
             options: Vec::new(),
             init: Vec::new(),
             inline: true,
-        }))
+        })
     }
 
     fn load_dir(dir: &Path, game: GameKind) -> Result<BotSpec> {
@@ -402,10 +470,10 @@ pub fn discover(dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Loads every bot and checks that their names are unique.
-pub fn load_all(paths: &[PathBuf], game: GameKind) -> Result<Vec<BotSpec>> {
+pub fn load_all(sources: &[BotSource], game: GameKind) -> Result<Vec<BotSpec>> {
     let mut specs: Vec<BotSpec> = Vec::new();
-    for path in paths {
-        let spec = BotSpec::load(path, game)?;
+    for source in sources {
+        let spec = BotSpec::load(source, game)?;
         if let Some(twin) = specs.iter().find(|s| s.name == spec.name) {
             bail!(
                 "two bots are named `{}`: `{}` and `{}` (set `name` in a `{MANIFEST}`)",
@@ -437,13 +505,13 @@ mod tests {
             MANIFEST,
             "command = \"perl 'my bot.pl' -x\"\nprotocol = \"lines\"\nname = \"Historian\"\n",
         );
-        let spec = BotSpec::load(&dir, GameKind::Morra).unwrap();
+        let spec = BotSpec::load(&BotSource::Path(dir.clone()), GameKind::Morra).unwrap();
         assert_eq!(spec.name, "Historian");
         assert_eq!(spec.command, ["perl", "my bot.pl", "-x"]);
         assert_eq!(spec.protocol, Protocol::Lines);
 
         write(&dir, MANIFEST, "command = \"./run\"\n");
-        let spec = BotSpec::load(&dir, GameKind::Morra).unwrap();
+        let spec = BotSpec::load(&BotSource::Path(dir.clone()), GameKind::Morra).unwrap();
         assert_eq!(spec.name, "hist");
         assert_eq!(spec.protocol, Protocol::Argv);
         assert_eq!(spec.overrides, Overrides::default());
@@ -453,7 +521,7 @@ mod tests {
             MANIFEST,
             "command = \"java Bot\"\nmemory = \"1GiB\"\nmax_procs = 200\nmax_output = 4096\nread = [\"/opt/jdk\"]\n",
         );
-        let spec = BotSpec::load(&dir, GameKind::Othello).unwrap();
+        let spec = BotSpec::load(&BotSource::Path(dir.clone()), GameKind::Othello).unwrap();
         assert_eq!(spec.protocol, Protocol::Lines);
         let limits = spec.overrides.apply(sandbox::Limits::default());
         assert_eq!(
@@ -483,7 +551,7 @@ mod tests {
             write(tmp.path(), MANIFEST, text);
             let err = format!(
                 "{:#}",
-                BotSpec::load(tmp.path(), GameKind::Morra).unwrap_err()
+                BotSpec::load(&BotSource::Path(tmp.path().into()), GameKind::Morra).unwrap_err()
             );
             assert!(err.contains("bot.toml`"), "{text}: {err}");
             assert!(err.contains(what), "{text}: {err}");
@@ -498,11 +566,15 @@ mod tests {
         write(tmp.path(), "rocky.sh", "#!/bin/sh\necho 0 0\n");
         write(tmp.path(), "notes.txt", "not a bot");
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let spec = BotSpec::load(&file, GameKind::Morra).unwrap();
+        let spec = BotSpec::load(&BotSource::Path(file.clone()), GameKind::Morra).unwrap();
         assert_eq!(spec.name, "rocky");
         assert_eq!(spec.command, ["./rocky.sh"]);
         assert_eq!(discover(tmp.path()).unwrap(), vec![file]);
-        assert!(BotSpec::load(&tmp.path().join("notes.txt"), GameKind::Morra).is_err());
+        assert!(BotSpec::load(
+            &BotSource::Path(tmp.path().join("notes.txt")),
+            GameKind::Morra
+        )
+        .is_err());
     }
 
     #[test]
@@ -526,23 +598,23 @@ mod tests {
 
     #[test]
     fn inline_bots_name_a_protocol_and_a_command() {
-        let spec = BotSpec::load(
-            Path::new("gtp:/usr/games/gtp-rhino --level 3"),
-            GameKind::Othello,
-        )
-        .unwrap();
+        let source: BotSource = "gtp:/usr/games/gtp-rhino --level 3".parse().unwrap();
+        let spec = BotSpec::load(&source, GameKind::Othello).unwrap();
+        assert_eq!(source.to_string(), "gtp:/usr/games/gtp-rhino --level 3");
         assert_eq!(spec.name, "gtp-rhino --level 3");
         assert_eq!(spec.command, ["/usr/games/gtp-rhino", "--level", "3"]);
         assert_eq!(spec.protocol, Protocol::Gtp);
         assert!(spec.inline);
-        let err = BotSpec::load(Path::new("gtp:gtp-rhino"), GameKind::Gomoku).unwrap_err();
+        let err = BotSpec::load(&"gtp:gtp-rhino".parse().unwrap(), GameKind::Gomoku).unwrap_err();
         assert!(
             err.to_string()
                 .contains("is for othello engines, not gomoku"),
             "{err}"
         );
         // Not a protocol: an ordinary (missing) path.
-        assert!(BotSpec::load(Path::new("nothing:here"), GameKind::Othello).is_err());
+        let path: BotSource = "nothing:here".parse().unwrap();
+        assert_eq!(path, BotSource::Path("nothing:here".into()));
+        assert!(BotSpec::load(&path, GameKind::Othello).is_err());
     }
 
     #[test]
@@ -553,7 +625,7 @@ mod tests {
             std::fs::create_dir(&dir).unwrap();
             write(&dir, MANIFEST, "command = \"x\"\nname = \"same\"\n");
         }
-        let paths = [tmp.path().join("one"), tmp.path().join("two")];
+        let paths = [tmp.path().join("one"), tmp.path().join("two")].map(BotSource::Path);
         let err = load_all(&paths, GameKind::Morra).unwrap_err().to_string();
         assert!(err.contains("two bots are named `same`"), "{err}");
     }

@@ -1,17 +1,19 @@
-//! The command line: parsing arguments into validated options, and running the commands.
-
-mod play;
+//! The command line: one subcommand per file; `arena run`'s arguments are the typed
+//! [`RunConfig`](crate::config::RunConfig) itself.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 
-use crate::export as report;
+use crate::config::RunConfig;
 use crate::game::{GameConfig, GameKind};
-use crate::results::games as record;
-use crate::tournament::{self, RunOptions};
+use crate::tournament;
+
+mod doctor;
+mod play;
+mod standings;
 
 /// Round-robin tournaments between bots that are separate programs.
 #[derive(Debug, Parser)]
@@ -25,9 +27,9 @@ pub struct Cli {
 pub enum Command {
     /// Run a tournament (a round robin, or a gauntlet) and write its games, standings,
     /// cross-table, ratings and report.
-    Run(RunArgs),
+    Run(Box<RunConfig>),
     /// Recompute the standings, cross-table, ratings and report from one or more games CSVs.
-    Standings(StandingsArgs),
+    Standings(standings::StandingsArgs),
     /// Continue an interrupted tournament from its output directory.
     Resume(ResumeArgs),
     /// Say which of the sandbox's protections this machine gives bots, and why not.
@@ -43,7 +45,7 @@ pub struct PlayArgs {
     pub game: GameKind,
 
     /// The bot: a directory with a `bot.toml`, an executable, or `PROTOCOL:COMMAND`.
-    pub bot: PathBuf,
+    pub bot: crate::bot::BotSource,
 
     /// Move first (the default).
     #[arg(long, conflicts_with = "second")]
@@ -61,13 +63,8 @@ pub struct PlayArgs {
     #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
     pub startup_time: Duration,
 
-    /// Rounds in a Morra game.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
-    pub morra_rounds: u32,
-
-    /// Digits in a Numer0n secret (3 to 5).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=5))]
-    pub digits: u8,
+    #[command(flatten)]
+    pub rules: GameConfig,
 
     /// The bot's `ARENA_SEED` [default: random].
     #[arg(long)]
@@ -88,156 +85,23 @@ pub struct ResumeArgs {
     pub quiet: bool,
 }
 
-#[derive(Debug, Args)]
-pub struct RunArgs {
-    /// The game to play.
-    #[arg(value_enum)]
-    pub game: GameKind,
-
-    /// Bot directories (with a `bot.toml`), executables, or inline `PROTOCOL:COMMAND`
-    /// (`'gtp:/usr/games/gtp-rhino'`) [default: everything in `bots/<GAME>/`].
-    pub bots: Vec<PathBuf>,
-
-    /// How many times the whole round robin is played.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub rounds: u32,
-
-    /// Play a gauntlet: every BOT plays only this reference bot (and any other `--gauntlet`),
-    /// never another BOT, and `grades.{csv,md}` grade them. Repeatable.
-    #[arg(long, value_name = "REF")]
-    pub gauntlet: Vec<PathBuf>,
-
-    /// The rule a gauntlet's candidates pass by: `beat-all`, `min-score:P` (percent of the
-    /// points) or `min-points:N`.
-    #[arg(long, default_value = "beat-all", value_name = "RULE")]
-    pub pass: crate::standings::grades::Rule,
-
-    /// Play only shard I of N of the schedule (`2/4`); merge the shards' `games.csv` with
-    /// `arena standings`.
-    #[arg(long, value_name = "I/N", value_parser = crate::schedule::parse_shard)]
-    pub shard: Option<(u32, u32)>,
-
-    /// Games per pairing in each round, who moves first alternating
-    /// [default: othello 2, gomoku 2, numeron 10, morra 1].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    pub games: Option<u32>,
-
-    /// Start each pair of colour-swapped games from the same random position reached by this
-    /// many random legal plies (othello, gomoku).
-    #[arg(long, default_value_t = 0)]
-    pub opening_plies: u32,
-
-    /// Digits in a Numer0n secret (3 to 5).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=5))]
-    pub digits: u8,
-
-    /// Do not write a replay of every game to `<OUT>/replays/`.
-    #[arg(long)]
-    pub no_replays: bool,
-
-    /// Games played in parallel [default: the number of CPUs].
-    #[arg(long, short = 'j', value_parser = clap::value_parser!(u32).range(1..))]
-    pub jobs: Option<u32>,
-
-    /// Seed for every random choice, also passed to bots as `ARENA_SEED` (per game)
-    /// [default: random, recorded in `tournament.json`].
-    #[arg(long)]
-    pub seed: Option<u64>,
-
-    /// Wall time per move, e.g. `500ms`, `20s`
-    /// [default: morra 500ms, othello 20s, numeron 5s, gomoku 60s].
-    #[arg(long, value_parser = humantime::parse_duration)]
-    pub move_time: Option<Duration>,
-
-    /// Extra time for the first move of a `lines` bot, for interpreter or JVM start-up.
-    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
-    pub startup_time: Duration,
-
-    /// Time limit for each bot's `build` command.
-    #[arg(long, default_value = "5min", value_parser = humantime::parse_duration)]
-    pub build_time: Duration,
-
-    /// Memory per bot (all its processes), e.g. `512MiB`.
-    #[arg(long, default_value = "512MiB", value_parser = crate::sandbox::parse_size)]
-    pub memory: u64,
-
-    /// Processes and threads per bot at once.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_procs: u32,
-
-    /// The largest file a bot may write, and the most stderr it may write in one game.
-    #[arg(long, default_value = "64MiB", value_parser = crate::sandbox::parse_size)]
-    pub max_output: u64,
-
-    /// Let bots use the network (it is off by default).
-    #[arg(long)]
-    pub allow_network: bool,
-
-    /// Freeze a `lines` bot while its opponent thinks, `on` or `off`
-    /// [default: on for the turn-based games].
-    #[arg(long, value_parser = clap::builder::BoolishValueParser::new())]
-    pub pause_opponent: Option<bool>,
-
-    /// Fix this bot's rating at 0 [default: the average rating is 0].
-    #[arg(long)]
-    pub anchor: Option<String>,
-
-    /// Run bots without the sandbox: no uid, cgroups, Landlock or namespaces, only time limits
-    /// and process-group kills. For trusted bots only.
-    #[arg(long)]
-    pub no_sandbox: bool,
-
-    /// Rounds in a Morra game.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
-    pub morra_rounds: u32,
-
-    /// The most bytes of stderr kept in each bot's log.
-    #[arg(long, default_value_t = 1 << 20)]
-    pub log_limit: u64,
-
-    /// Output directory [default: `results/<GAME>-<UTC time>/`].
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-
-    /// Keep the bots' private working copies (in `<OUT>/work/`) after the tournament.
-    #[arg(long)]
-    pub keep_work: bool,
-
-    /// No progress bar (it is also hidden when stderr is not a terminal).
-    #[arg(long, short)]
-    pub quiet: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct StandingsArgs {
-    /// Games CSVs (`games.csv` of one or more runs); their games are merged.
-    #[arg(required = true)]
-    pub csv: Vec<PathBuf>,
-
-    /// Also write `standings.{csv,md}`, `crosstable.{csv,md}`, `los.csv` and `report.html`
-    /// into this directory.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-
-    /// Fix this bot's rating at 0 [default: the average rating is 0].
-    #[arg(long)]
-    pub anchor: Option<String>,
-}
-
 /// Runs the program; errors are reported by `main`.
 pub fn main() -> Result<()> {
-    let cli = Cli::parse();
-    match cli.command {
-        Command::Run(args) => run(args),
-        Command::Standings(args) => standings(args),
+    match Cli::parse().command {
+        Command::Run(config) => {
+            let config = config.resolve()?;
+            let (jobs, quiet, out) = (
+                config.jobs(),
+                config.output.quiet,
+                config.out().to_path_buf(),
+            );
+            run_tournament(jobs, quiet, &out, move || tournament::run(config))
+        }
+        Command::Standings(args) => standings::run(args),
         Command::Play(args) => {
             let opts = play::PlayOptions {
                 game: args.game,
-                config: GameConfig {
-                    morra_rounds: args.morra_rounds,
-                    digits: args.digits,
-                },
-                bot: args.bot,
+                config: args.rules,
                 human: if args.second {
                     crate::game::Seat::B
                 } else {
@@ -247,8 +111,9 @@ pub fn main() -> Result<()> {
                     move_time: args.move_time.unwrap_or(args.game.default_move_time()),
                     startup_time: args.startup_time,
                 },
+                bot: args.bot,
                 sandbox: Default::default(),
-                seed: args.seed.unwrap_or_else(random_seed),
+                seed: args.seed.unwrap_or_else(crate::config::random_seed),
             };
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -257,25 +122,22 @@ pub fn main() -> Result<()> {
             runtime.block_on(play::play(opts))
         }
         Command::Doctor => {
-            doctor();
+            doctor::run();
             Ok(())
         }
         Command::Resume(args) => {
-            let jobs = args.jobs.map(|j| j as usize);
-            let quiet = args.quiet;
+            let (jobs, quiet) = (args.jobs, args.quiet);
             let dir = args.dir.clone();
-            play(
-                jobs.unwrap_or(num_cpus()),
-                quiet,
-                &args.dir,
-                move || async move { tournament::resume(&dir, jobs, !quiet).await },
-            )
+            let threads = jobs.map_or(crate::config::num_cpus(), |j| j as usize);
+            run_tournament(threads, quiet, &args.dir, move || async move {
+                tournament::resume(&dir, jobs, quiet).await
+            })
         }
     }
 }
 
 /// Runs a tournament future on a runtime sized for `jobs` parallel games, and reports.
-fn play<F, Fut>(jobs: usize, quiet: bool, out: &std::path::Path, start: F) -> Result<()>
+fn run_tournament<F, Fut>(jobs: usize, quiet: bool, out: &std::path::Path, start: F) -> Result<()>
 where
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = Result<tournament::Summary>>,
@@ -288,7 +150,7 @@ where
             .build()
     } else {
         tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(jobs.min(num_cpus()))
+            .worker_threads(jobs.min(crate::config::num_cpus()))
             .enable_all()
             .build()
     }
@@ -315,186 +177,6 @@ where
     }
 }
 
-fn run(args: RunArgs) -> Result<()> {
-    let opts = run_options(args)?;
-    let (jobs, quiet, out) = (opts.jobs, !opts.progress, opts.out.clone());
-    play(jobs, quiet, &out, move || tournament::run(opts))
-}
-
-/// Turns the command line into validated run options.
-pub fn run_options(args: RunArgs) -> Result<RunOptions> {
-    let candidates = if args.bots.is_empty() {
-        let dir = PathBuf::from("bots").join(args.game.name());
-        if !dir.is_dir() {
-            bail!(
-                "no bots given and `{}` does not exist (run from the project directory, or name bots)",
-                dir.display()
-            );
-        }
-        // In a gauntlet, every other bundled bot is a candidate.
-        let references: Vec<PathBuf> = args
-            .gauntlet
-            .iter()
-            .filter_map(|r| r.canonicalize().ok())
-            .collect();
-        crate::bot::discover(&dir)?
-            .into_iter()
-            .filter(|b| b.canonicalize().map_or(true, |b| !references.contains(&b)))
-            .collect()
-    } else {
-        args.bots
-    };
-    // References first: a gauntlet's bots are the references, then the candidates.
-    let references: Vec<usize> = (0..args.gauntlet.len()).collect();
-    let mut bots = args.gauntlet.clone();
-    bots.extend(candidates);
-    let jobs = match args.jobs {
-        Some(j) => j as usize,
-        None => num_cpus(),
-    };
-    if args.opening_plies > 0 && !args.game.has_openings() {
-        bail!(
-            "`--opening-plies` applies to othello and gomoku, not `{}`",
-            args.game
-        );
-    }
-    let seed = args.seed.unwrap_or_else(random_seed);
-    let out = args.out.unwrap_or_else(|| {
-        PathBuf::from("results").join(format!("{}-{}", args.game.name(), timestamp()))
-    });
-    Ok(RunOptions {
-        references,
-        pass: args.pass,
-        shard: args.shard,
-        game: args.game,
-        config: GameConfig {
-            morra_rounds: args.morra_rounds,
-            digits: args.digits,
-        },
-        bots,
-        rounds: args.rounds,
-        games: args.games.unwrap_or(args.game.default_games()),
-        jobs,
-        seed,
-        opening_plies: args.opening_plies,
-        replays: !args.no_replays,
-        limits: crate::player::process::MoveLimits {
-            move_time: args.move_time.unwrap_or(args.game.default_move_time()),
-            startup_time: args.startup_time,
-        },
-        sandbox: crate::sandbox::Limits {
-            memory: args.memory,
-            max_procs: args.max_procs,
-            max_output: args.max_output,
-        },
-        allow_network: args.allow_network,
-        no_sandbox: args.no_sandbox,
-        anchor: args.anchor,
-        pause_opponent: args.pause_opponent.unwrap_or(args.game.has_first_player()),
-        build_time: args.build_time,
-        log_cap: args.log_limit,
-        out,
-        keep_work: args.keep_work,
-        progress: !args.quiet,
-    })
-}
-
-fn num_cpus() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-fn standings(args: StandingsArgs) -> Result<()> {
-    let games = record::read_games(&args.csv)?;
-    if let Some(first) = games.first() {
-        if let Some(other) = games.iter().find(|g| g.game != first.game) {
-            bail!(
-                "the CSVs mix games: `{}` and `{}` (standings are per game)",
-                first.game,
-                other.game
-            );
-        }
-    }
-    let table = match &args.out {
-        Some(dir) => {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create `{}`", dir.display()))?;
-            report::write_all(dir, &games, &report_options(&args, &games, dir))?
-        }
-        None => report::rated_standings(&games, args.anchor.as_deref())?.0,
-    };
-    print!(
-        "{}\n{}",
-        report::markdown::standings(&table),
-        report::markdown::crosstable(&table)
-    );
-    Ok(())
-}
-
-/// The HTML report's title, configuration and replay links for `arena standings`: a single
-/// tournament's own description when its `tournament.json` is beside the CSV.
-fn report_options(
-    args: &StandingsArgs,
-    games: &[crate::results::games::GameRecord],
-    out: &std::path::Path,
-) -> report::ReportOptions {
-    let game = games.first().map_or("no games", |g| g.game.name());
-    let single = match args.csv.as_slice() {
-        [csv] => csv.parent().map(|d| d.to_path_buf()),
-        _ => None,
-    };
-    let described = single
-        .as_ref()
-        .and_then(|d| report::describe_tournament(&d.join("tournament.json")));
-    let (title, config) = described.unwrap_or_else(|| {
-        let files: Vec<String> = args.csv.iter().map(|p| p.display().to_string()).collect();
-        (
-            format!("{game} — {} games", games.len()),
-            vec![("games CSVs".to_string(), files.join(", "))],
-        )
-    });
-    // Links to replays work only from the directory that holds them.
-    let replays = single.is_some_and(|d| {
-        d.join("replays").is_dir() && d.canonicalize().ok() == out.canonicalize().ok()
-    });
-    report::ReportOptions {
-        anchor: args.anchor.clone(),
-        title,
-        config,
-        replays,
-    }
-}
-
-/// Prints the sandbox's protections on this machine.
-fn doctor() {
-    let sandbox = crate::sandbox::Sandbox::probe(Default::default(), false);
-    for p in &sandbox.protections {
-        println!(
-            "{} {}: {}",
-            if p.active { "yes" } else { "NO " },
-            p.name,
-            p.detail
-        );
-    }
-    sandbox.cleanup();
-}
-
-/// The current UTC time as `YYYYMMDD-HHMMSS`, for default output directory names.
-fn timestamp() -> String {
-    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    // `2026-11-21T20:05:38Z` -> `20261121-200538`
-    now.chars()
-        .filter(|c| c.is_ascii_digit() || *c == 'T')
-        .map(|c| if c == 'T' { '-' } else { c })
-        .collect()
-}
-
-fn random_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    crate::rng::derive_seed(nanos, u64::from(std::process::id()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -503,12 +185,5 @@ mod tests {
     #[test]
     fn the_cli_definition_is_valid() {
         Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn timestamps_are_compact() {
-        let t = timestamp();
-        assert_eq!(t.len(), 15, "{t}");
-        assert_eq!(&t[8..9], "-");
     }
 }

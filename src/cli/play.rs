@@ -1,7 +1,6 @@
 //! `arena play`: a person at the terminal against a bot, through the same referee, limits and
 //! sandbox as a tournament's games.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
@@ -19,7 +18,7 @@ use crate::sandbox::{Limits, Sandbox};
 pub struct PlayOptions {
     pub game: GameKind,
     pub config: GameConfig,
-    pub bot: PathBuf,
+    pub bot: crate::bot::BotSource,
     /// The person's seat: A moves first.
     pub human: Seat,
     pub limits: MoveLimits,

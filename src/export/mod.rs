@@ -92,38 +92,6 @@ pub fn write_all(dir: &Path, games: &[GameRecord], opts: &ReportOptions) -> Resu
     Ok(standings)
 }
 
-/// The HTML report's title and configuration from a `tournament.json`: its scalar settings,
-/// and the number of bots.
-pub fn describe_tournament(path: &Path) -> Option<(String, Vec<(String, String)>)> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let info: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let object = info.as_object()?;
-    let mut config = Vec::new();
-    for (key, value) in object {
-        let shown = match value {
-            serde_json::Value::String(s) => s.clone(),
-            serde_json::Value::Number(n) => n.to_string(),
-            serde_json::Value::Bool(b) => b.to_string(),
-            serde_json::Value::Array(items) if key == "bots" || key == "excluded" => {
-                items.len().to_string()
-            }
-            serde_json::Value::Object(map) => map
-                .iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            _ => continue,
-        };
-        config.push((key.replace('_', " "), shown));
-    }
-    let title = format!(
-        "{} — {}",
-        info["game"].as_str().unwrap_or("tournament"),
-        info["run"].as_str().unwrap_or("")
-    );
-    Some((title, config))
-}
-
 /// A standings row's cells, in the column order of both standings files (without ratings).
 fn standing_cells(r: &Standing) -> Vec<String> {
     vec![

@@ -94,11 +94,13 @@ pub trait Rules: Send + Sync {
 }
 
 /// Settings that change a game's rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::Args)]
 pub struct GameConfig {
-    /// Rounds in a Morra game (1000 in the KotH).
+    /// Rounds in a Morra game.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     pub morra_rounds: u32,
     /// Digits in a Numer0n secret (3 to 5).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=5))]
     pub digits: u8,
 }
 

@@ -11,12 +11,12 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
+use crate::game::GameKind;
 use crate::game::Seat;
 use crate::player::Failure;
 use crate::referee::{Exchange, Outcome};
 use crate::results::games::{Culprit, GameResult, Reason};
 use crate::schedule::Pairing;
-use crate::tournament::RunOptions;
 
 /// A replay being written.
 pub struct Replay {
@@ -32,9 +32,11 @@ fn seat_name(seat: Seat) -> &'static str {
 
 impl Replay {
     /// Creates the replay file and writes its first line.
+    #[allow(clippy::too_many_arguments)]
     pub fn create(
         path: &Path,
-        opts: &RunOptions,
+        game: GameKind,
+        move_time: std::time::Duration,
         run: &str,
         pairing: &Pairing,
         bots: &[String; 2],
@@ -48,14 +50,14 @@ impl Replay {
         };
         replay.line(&json!({
             "run": run,
-            "game": opts.game.name(),
+            "game": game.name(),
             "round": pairing.round,
             "game_id": pairing.game_id,
             "bot_a": bots[0],
             "bot_b": bots[1],
             "seed": seed,
             "opening": opening,
-            "move_time_ms": opts.limits.move_time.as_millis() as u64,
+            "move_time_ms": move_time.as_millis() as u64,
         }));
         Ok(replay)
     }

@@ -1,0 +1,503 @@
+//! The run's configuration: every option of `arena run`, typed, built once from the command
+//! line, written whole into `tournament.json` and read back whole by `arena resume`.
+//!
+//! Each group of options is one struct that is both a clap argument group and a serde record,
+//! so adding an option means adding a field to its group, and nothing else.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use crate::bot::BotSource;
+use crate::game::{GameConfig, GameKind};
+use crate::player::process::MoveLimits;
+use crate::schedule::Shard;
+use crate::standings::grades::Rule;
+
+/// Everything a tournament run needs.
+#[derive(Debug, Clone, Args, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// The game to play.
+    #[arg(value_enum)]
+    pub game: GameKind,
+
+    /// Bot directories (with a `bot.toml`), executables, or inline `PROTOCOL:COMMAND`
+    /// (`'gtp:/usr/games/gtp-rhino'`) [default: everything in `bots/<GAME>/`].
+    pub bots: Vec<BotSource>,
+
+    #[command(flatten, next_help_heading = "Tournament")]
+    pub tournament: TournamentOptions,
+
+    #[command(flatten, next_help_heading = "Game rules")]
+    pub rules: GameConfig,
+
+    #[command(flatten, next_help_heading = "Time")]
+    pub time: TimeOptions,
+
+    #[command(flatten, next_help_heading = "Limits")]
+    pub limits: LimitOptions,
+
+    #[command(flatten, next_help_heading = "Sandbox")]
+    pub sandbox: SandboxOptions,
+
+    #[command(flatten, next_help_heading = "Output")]
+    pub output: OutputOptions,
+}
+
+/// Who plays whom, how often, and in what order.
+#[derive(Debug, Clone, Args, Serialize, Deserialize)]
+pub struct TournamentOptions {
+    /// How many times the whole round robin is played.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub rounds: u32,
+
+    /// Games per pairing in each round, who moves first alternating
+    /// [default: othello 2, gomoku 2, numeron 10, morra 1].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub games: Option<u32>,
+
+    /// Play a gauntlet: every BOT plays only this reference bot (and any other `--gauntlet`),
+    /// never another BOT, and `grades.{csv,md}` grade them. Repeatable.
+    #[arg(long, value_name = "REF")]
+    pub gauntlet: Vec<BotSource>,
+
+    /// The rule a gauntlet's candidates pass by: `beat-all`, `min-score:P` (percent of the
+    /// points) or `min-points:N`.
+    #[arg(long, default_value = "beat-all", value_name = "RULE")]
+    #[serde(with = "text")]
+    pub pass: Rule,
+
+    /// Play only shard I of N of the schedule (`2/4`); merge the shards' `games.csv` with
+    /// `arena standings`.
+    #[arg(long, value_name = "I/N")]
+    #[serde(with = "text_option")]
+    pub shard: Option<Shard>,
+
+    /// Start each pair of colour-swapped games from the same random position reached by this
+    /// many random legal plies (othello, gomoku).
+    #[arg(long, default_value_t = 0)]
+    pub opening_plies: u32,
+
+    /// Seed for every random choice, also passed to bots as `ARENA_SEED` (per game)
+    /// [default: random, recorded in `tournament.json`].
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Games played in parallel [default: the number of CPUs].
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
+}
+
+/// Time limits.
+#[derive(Debug, Clone, Args, Serialize, Deserialize)]
+pub struct TimeOptions {
+    /// Wall time per move, e.g. `500ms`, `20s`
+    /// [default: morra 500ms, othello 20s, numeron 5s, gomoku 60s].
+    #[arg(long, value_parser = humantime::parse_duration)]
+    #[serde(with = "duration_option")]
+    pub move_time: Option<Duration>,
+
+    /// Extra time for the first move of a `lines` bot, for interpreter or JVM start-up.
+    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
+    #[serde(with = "duration")]
+    pub startup_time: Duration,
+
+    /// Time limit for each bot's `build` command.
+    #[arg(long, default_value = "5min", value_parser = humantime::parse_duration)]
+    #[serde(with = "duration")]
+    pub build_time: Duration,
+}
+
+/// What each bot may use.
+#[derive(Debug, Clone, Args, Serialize, Deserialize)]
+pub struct LimitOptions {
+    /// Memory per bot (all its processes), e.g. `512MiB`.
+    #[arg(long, default_value = "512MiB", value_parser = crate::sandbox::parse_size)]
+    pub memory: u64,
+
+    /// Processes and threads per bot at once.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_procs: u32,
+
+    /// The largest file a bot may write, and the most stderr it may write in one game.
+    #[arg(long, default_value = "64MiB", value_parser = crate::sandbox::parse_size)]
+    pub max_output: u64,
+
+    /// The most bytes of stderr kept in each bot's log, e.g. `1MiB`.
+    #[arg(long, default_value = "1MiB", value_parser = crate::sandbox::parse_size)]
+    pub log_limit: u64,
+}
+
+/// How bots are confined.
+#[derive(Debug, Clone, Args, Serialize, Deserialize)]
+pub struct SandboxOptions {
+    /// Run bots without the sandbox: no uid, cgroups, Landlock or namespaces, only time limits
+    /// and process-group kills. For trusted bots only.
+    #[arg(long)]
+    pub no_sandbox: bool,
+
+    /// Let bots use the network (it is off by default).
+    #[arg(long)]
+    pub allow_network: bool,
+
+    /// Freeze a `lines` bot while its opponent thinks, `on` or `off`
+    /// [default: on for the turn-based games].
+    #[arg(long, value_parser = clap::builder::BoolishValueParser::new())]
+    pub pause_opponent: Option<bool>,
+}
+
+/// What is written, and where.
+#[derive(Debug, Clone, Args, Serialize, Deserialize)]
+pub struct OutputOptions {
+    /// Output directory [default: `results/<GAME>-<UTC time>/`].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+
+    /// Do not write a replay of every game to `<OUT>/replays/`.
+    #[arg(long)]
+    pub no_replays: bool,
+
+    /// Keep the bots' private working copies (in `<OUT>/work/`) after the tournament.
+    #[arg(long)]
+    pub keep_work: bool,
+
+    /// Fix this bot's rating at 0 [default: the average rating is 0].
+    #[arg(long)]
+    pub anchor: Option<String>,
+
+    /// No progress bar (it is also hidden when stderr is not a terminal).
+    #[arg(long, short)]
+    #[serde(skip)]
+    pub quiet: bool,
+}
+
+impl RunConfig {
+    /// Fills in what the command line left to defaults that are not fixed (a random seed, the
+    /// number of CPUs, the bundled bots, a fresh output directory), makes bot paths absolute,
+    /// and checks the combination; the result is what `tournament.json` records.
+    pub fn resolve(mut self) -> Result<RunConfig> {
+        let game = self.game;
+        if self.tournament.opening_plies > 0 && !game.has_openings() {
+            bail!("`--opening-plies` applies to othello and gomoku, not `{game}`");
+        }
+        if self.bots.is_empty() {
+            let dir = PathBuf::from("bots").join(game.name());
+            if !dir.is_dir() {
+                bail!(
+                    "no bots given and `{}` does not exist (run from the project directory, or name bots)",
+                    dir.display()
+                );
+            }
+            // In a gauntlet, every other bundled bot is a candidate.
+            let references: Vec<PathBuf> = self
+                .tournament
+                .gauntlet
+                .iter()
+                .filter_map(|r| r.path()?.canonicalize().ok())
+                .collect();
+            self.bots = crate::bot::discover(&dir)?
+                .into_iter()
+                .filter(|b| b.canonicalize().map_or(true, |b| !references.contains(&b)))
+                .map(BotSource::Path)
+                .collect();
+        }
+        self.bots = absolute(self.bots)?;
+        self.tournament.gauntlet = absolute(std::mem::take(&mut self.tournament.gauntlet))?;
+        let t = &mut self.tournament;
+        t.games.get_or_insert(game.default_games());
+        t.seed.get_or_insert_with(random_seed);
+        t.jobs.get_or_insert(num_cpus() as u32);
+        self.time.move_time.get_or_insert(game.default_move_time());
+        self.sandbox
+            .pause_opponent
+            .get_or_insert(game.has_first_player());
+        self.output.out.get_or_insert_with(|| {
+            PathBuf::from("results").join(format!("{}-{}", game.name(), timestamp()))
+        });
+        Ok(self)
+    }
+
+    /// Every bot of the run: a gauntlet's references first, then the others.
+    pub fn all_bots(&self) -> Vec<BotSource> {
+        let mut bots = self.tournament.gauntlet.clone();
+        bots.extend(self.bots.iter().cloned());
+        bots
+    }
+
+    /// Games per pairing in each round.
+    pub fn games_per_pairing(&self) -> u32 {
+        self.tournament.games.unwrap_or(self.game.default_games())
+    }
+
+    /// The tournament's seed (drawn by [`RunConfig::resolve`] if not given).
+    pub fn seed(&self) -> u64 {
+        self.tournament.seed.unwrap_or(0)
+    }
+
+    /// Games played at once.
+    pub fn jobs(&self) -> usize {
+        self.tournament.jobs.map_or(num_cpus(), |j| j as usize)
+    }
+
+    /// The time limits of every move.
+    pub fn move_limits(&self) -> MoveLimits {
+        MoveLimits {
+            move_time: self.time.move_time.unwrap_or(self.game.default_move_time()),
+            startup_time: self.time.startup_time,
+        }
+    }
+
+    /// The sandbox's limits for every bot (`bot.toml` may change them per bot).
+    pub fn sandbox_limits(&self) -> crate::sandbox::Limits {
+        crate::sandbox::Limits {
+            memory: self.limits.memory,
+            max_procs: self.limits.max_procs,
+            max_output: self.limits.max_output,
+        }
+    }
+
+    /// Whether a turn-based bot is frozen while its opponent thinks.
+    pub fn pause_opponent(&self) -> bool {
+        self.sandbox
+            .pause_opponent
+            .unwrap_or(self.game.has_first_player())
+    }
+
+    /// Whether every game gets a replay file.
+    pub fn replays(&self) -> bool {
+        !self.output.no_replays
+    }
+
+    /// The output directory.
+    pub fn out(&self) -> &Path {
+        self.output.out.as_deref().unwrap_or(Path::new("results"))
+    }
+}
+
+fn absolute(bots: Vec<BotSource>) -> Result<Vec<BotSource>> {
+    bots.into_iter().map(BotSource::absolute).collect()
+}
+
+/// The number of CPUs, for the default `--jobs`.
+pub fn num_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A seed from the clock and the process id, for runs without `--seed`.
+pub fn random_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    crate::rng::derive_seed(nanos, u64::from(std::process::id()))
+}
+
+/// The current UTC time as `YYYYMMDD-HHMMSS`, for default output directory names.
+pub fn timestamp() -> String {
+    let now = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    // `2026-11-21T20:05:38Z` -> `20261121-200538`
+    now.chars()
+        .filter(|c| c.is_ascii_digit() || *c == 'T')
+        .map(|c| if c == 'T' { '-' } else { c })
+        .collect()
+}
+
+/// A value stored as its text form (`Display` and `FromStr`).
+mod text {
+    use std::fmt::Display;
+    use std::str::FromStr;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<T: Display, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(value)
+    }
+
+    pub fn deserialize<'de, T, D>(d: D) -> Result<T, D::Error>
+    where
+        T: FromStr,
+        T::Err: Display,
+        D: Deserializer<'de>,
+    {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// An optional value stored as its text form, or `null`.
+mod text_option {
+    use std::fmt::Display;
+    use std::str::FromStr;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<T: Display, S: Serializer>(
+        value: &Option<T>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(v) => s.collect_str(v),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, T, D>(d: D) -> Result<Option<T>, D::Error>
+    where
+        T: FromStr,
+        T::Err: Display,
+        D: Deserializer<'de>,
+    {
+        Option::<String>::deserialize(d)?
+            .map(|t| t.parse().map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}
+
+/// A duration stored as human text (`500ms`, `1m 30s`).
+mod duration {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&humantime::format_duration(*value))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        humantime::parse_duration(&String::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// An optional duration stored as human text, or `null`.
+mod duration_option {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(v) => s.collect_str(&humantime::format_duration(*v)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|t| humantime::parse_duration(&t).map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        config: RunConfig,
+    }
+
+    fn parse(args: &[&str]) -> RunConfig {
+        Wrapper::try_parse_from(std::iter::once("arena").chain(args.iter().copied()))
+            .unwrap()
+            .config
+    }
+
+    #[test]
+    fn every_option_survives_a_round_trip_through_json() {
+        let config = parse(&[
+            "othello",
+            "a",
+            "gtp:/usr/games/gtp-rhino --level 3",
+            "--rounds",
+            "3",
+            "--games",
+            "4",
+            "--gauntlet",
+            "ref",
+            "--pass",
+            "min-score:60",
+            "--shard",
+            "2/5",
+            "--opening-plies",
+            "6",
+            "--seed",
+            "7",
+            "--jobs",
+            "3",
+            "--move-time",
+            "1s 500ms",
+            "--startup-time",
+            "2s",
+            "--build-time",
+            "1min",
+            "--memory",
+            "1GiB",
+            "--max-procs",
+            "9",
+            "--max-output",
+            "1MiB",
+            "--log-limit",
+            "4KiB",
+            "--no-sandbox",
+            "--allow-network",
+            "--pause-opponent",
+            "false",
+            "--out",
+            "o",
+            "--no-replays",
+            "--keep-work",
+            "--anchor",
+            "x",
+            "--morra-rounds",
+            "20",
+            "--digits",
+            "4",
+        ]);
+        let json = serde_json::to_string_pretty(&config).unwrap();
+        let back: RunConfig = serde_json::from_str(&json).unwrap();
+        assert_eq!(serde_json::to_string_pretty(&back).unwrap(), json);
+        assert_eq!(back.move_limits().move_time, Duration::from_millis(1500));
+        assert_eq!(back.tournament.shard, Some(Shard { index: 2, count: 5 }));
+        assert_eq!(back.tournament.pass, Rule::MinScore(60));
+        assert_eq!(back.limits.log_limit, 4096);
+        assert_eq!(back.rules.digits, 4);
+        assert!(!back.pause_opponent());
+        assert!(json.contains("\"move_time\": \"1s 500ms\""), "{json}");
+        assert!(
+            json.contains("\"gtp:/usr/games/gtp-rhino --level 3\""),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn defaults_depend_on_the_game_and_are_resolved_once() {
+        let config = parse(&["numeron", "x", "--out", "o"]).resolve().unwrap();
+        assert_eq!(config.games_per_pairing(), 10);
+        assert_eq!(config.tournament.games, Some(10));
+        assert_eq!(config.move_limits().move_time, Duration::from_secs(5));
+        assert!(config.pause_opponent());
+        assert!(config.tournament.seed.is_some());
+        assert!(config.bots[0].path().unwrap().is_absolute());
+        let err = parse(&["morra", "x", "--opening-plies", "2"])
+            .resolve()
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("`--opening-plies` applies to othello"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn timestamps_are_compact() {
+        let t = timestamp();
+        assert_eq!(t.len(), 15, "{t}");
+        assert_eq!(&t[8..9], "-");
+    }
+}

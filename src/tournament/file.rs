@@ -1,0 +1,166 @@
+//! `tournament.json`: the whole run configuration and the bots that played, written when a
+//! tournament starts and read back by `arena resume` and the report.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::bot::{BotSource, Protocol};
+use crate::config::RunConfig;
+
+/// The version of the file's layout; files without one are the first layout.
+pub const FORMAT: u32 = 2;
+
+/// `tournament.json`: what is needed to understand, rerun and resume a tournament.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TournamentFile {
+    pub format: u32,
+    pub arena_version: String,
+    pub run: String,
+    /// When the tournament started (UTC, RFC 3339).
+    pub started_at: String,
+    /// Every option of the run, defaults resolved.
+    pub config: RunConfig,
+    /// A gauntlet's reference bots, by name; empty for a round robin.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gauntlet: Vec<String>,
+    /// The bots that play, in schedule order.
+    pub bots: Vec<BotEntry>,
+    /// Bots that could not play, and why.
+    pub excluded: Vec<Excluded>,
+}
+
+/// A bot in `tournament.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BotEntry {
+    pub name: String,
+    /// The bot's directory or file, absolute (or its inline `PROTOCOL:COMMAND`).
+    pub source: PathBuf,
+    pub command: Vec<String>,
+    pub protocol: Protocol,
+    /// The program the command resolved to.
+    pub program: PathBuf,
+    /// SHA-256 of each of the bot's files, by path within the bot, so a resumed tournament
+    /// can refuse bots that changed.
+    pub checksums: BTreeMap<String, String>,
+}
+
+/// A bot left out of the tournament.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Excluded {
+    pub name: String,
+    pub source: PathBuf,
+    pub reason: String,
+}
+
+/// The tournament file of an output directory.
+pub fn path(out: &Path) -> PathBuf {
+    out.join("tournament.json")
+}
+
+impl TournamentFile {
+    /// Writes the file into the output directory.
+    pub fn write(&self, out: &Path) -> Result<()> {
+        let path = path(out);
+        std::fs::write(&path, serde_json::to_string_pretty(self)? + "\n")
+            .with_context(|| format!("cannot write `{}`", path.display()))
+    }
+
+    /// Reads the file of an output directory, of this layout or the first one.
+    pub fn read(out: &Path) -> Result<TournamentFile> {
+        let path = path(out);
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "cannot read `{}`: is `{}` a tournament's output directory?",
+                path.display(),
+                out.display()
+            )
+        })?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .with_context(|| format!("`{}` is not a tournament file", path.display()))?;
+        match value.get("format").and_then(serde_json::Value::as_u64) {
+            Some(n) if n == u64::from(FORMAT) => serde_json::from_value(value)
+                .with_context(|| format!("`{}` is not a tournament file", path.display())),
+            Some(n) => bail!(
+                "`{}` has format {n}, which this arena ({}) does not know: use a newer arena",
+                path.display(),
+                env!("CARGO_PKG_VERSION")
+            ),
+            None => {
+                let old: super::legacy::LegacyFile = serde_json::from_value(value)
+                    .with_context(|| format!("`{}` is not a tournament file", path.display()))?;
+                old.upgrade(out)
+                    .with_context(|| format!("cannot read the settings in `{}`", path.display()))
+            }
+        }
+    }
+
+    /// The bots' sources in schedule order: a gauntlet's references first.
+    pub fn sources(&self) -> Result<Vec<BotSource>> {
+        self.bots
+            .iter()
+            .map(|b| {
+                b.source
+                    .to_string_lossy()
+                    .parse::<BotSource>()
+                    .map_err(|e| anyhow::anyhow!(e))
+            })
+            .collect()
+    }
+
+    /// The HTML report's title and configuration table.
+    pub fn describe(&self) -> (String, Vec<(String, String)>) {
+        let c = &self.config;
+        let t = &c.tournament;
+        let ms = |d: std::time::Duration| d.as_millis().to_string();
+        let limits = c.move_limits();
+        let mut rows = vec![
+            ("arena version", self.arena_version.clone()),
+            ("run", self.run.clone()),
+            ("started at", self.started_at.clone()),
+            ("game", c.game.name().to_string()),
+            (
+                "config",
+                format!(
+                    "morra_rounds {}, digits {}",
+                    c.rules.morra_rounds, c.rules.digits
+                ),
+            ),
+            ("rounds", t.rounds.to_string()),
+            ("games per pairing", c.games_per_pairing().to_string()),
+            ("seed", c.seed().to_string()),
+            ("opening plies", t.opening_plies.to_string()),
+            ("replays", c.replays().to_string()),
+            ("jobs", c.jobs().to_string()),
+            ("move time ms", ms(limits.move_time)),
+            ("startup time ms", ms(limits.startup_time)),
+            ("build time ms", ms(c.time.build_time)),
+            ("log limit", c.limits.log_limit.to_string()),
+            ("keep work", c.output.keep_work.to_string()),
+            ("memory", c.limits.memory.to_string()),
+            ("max procs", c.limits.max_procs.to_string()),
+            ("max output", c.limits.max_output.to_string()),
+            ("allow network", c.sandbox.allow_network.to_string()),
+            ("pause opponent", c.pause_opponent().to_string()),
+            ("no sandbox", c.sandbox.no_sandbox.to_string()),
+        ];
+        if let Some(anchor) = &c.output.anchor {
+            rows.push(("anchor", anchor.clone()));
+        }
+        if !self.gauntlet.is_empty() {
+            rows.push(("pass", t.pass.to_string()));
+        }
+        if let Some(shard) = t.shard {
+            rows.push(("shard", shard.to_string()));
+        }
+        rows.push(("bots", self.bots.len().to_string()));
+        rows.push(("excluded", self.excluded.len().to_string()));
+        let title = format!("{} — {}", c.game.name(), self.run);
+        (
+            title,
+            rows.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        )
+    }
+}

@@ -1,0 +1,455 @@
+//! Runs a whole tournament: prepares the bots, plays the schedule on `--jobs` parallel games,
+//! records every game as it ends, and writes the outputs. `resume` continues one that stopped.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::bot::prepare::PreparedBot;
+use crate::bot::workspace::Workspace;
+
+use crate::config::RunConfig;
+use crate::export;
+use crate::player::process::{PlayerSettings, ProcessPlayer};
+use crate::results::games::{read_games, GameRecord, GameResult, GamesWriter, Reason};
+use crate::sandbox::Sandbox;
+use crate::schedule::{round_robin, Pairing};
+
+pub mod file;
+mod legacy;
+pub mod runner;
+#[cfg(test)]
+mod tests;
+
+use file::{BotEntry, Excluded, TournamentFile};
+use runner::{GameSeed, Seats, Settings};
+
+/// What a finished run reports.
+#[derive(Debug)]
+pub struct Summary {
+    pub games: usize,
+    pub elapsed: Duration,
+}
+
+/// A tournament stopped by Ctrl-C: its finished games are safe and it can be resumed.
+#[derive(Debug)]
+pub struct Interrupted {
+    pub played: usize,
+    pub total: usize,
+    pub out: PathBuf,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "interrupted with {} of {} games played; continue with `arena resume {}`",
+            self.played,
+            self.total,
+            self.out.display()
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// Runs a new tournament into the configuration's output directory.
+pub async fn run(config: RunConfig) -> Result<Summary> {
+    let started = Instant::now();
+    let started_wall = std::time::SystemTime::now();
+    let out = config.out().to_path_buf();
+    let specs = crate::bot::load_all(&config.all_bots(), config.game)?;
+    if specs.len() < 2 {
+        bail!("a tournament needs at least two bots, got {}", specs.len());
+    }
+    let games_path = out.join("games.csv");
+    if games_path.exists() {
+        bail!(
+            "`{}` already exists: choose another `--out`, or continue it with `arena resume {}`",
+            games_path.display(),
+            out.display()
+        );
+    }
+    let workspace = workspace(&config, false)?;
+    let run_id = out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "run".to_string());
+    let references: Vec<String> = specs[..config.tournament.gauntlet.len()]
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    let (bots, excluded) = workspace.prepare_all(specs, config.jobs()).await?;
+    for (spec, reason) in &excluded {
+        if references.contains(&spec.name) {
+            bail!("reference bot `{}` cannot play: {reason}", spec.name);
+        }
+        eprintln!("warning: bot `{}` is left out: {reason}", spec.name);
+    }
+    // A gauntlet whose candidates all failed still grades them (as never run).
+    if bots.len() < 2 && references.is_empty() {
+        bail!("fewer than two bots are ready to play (see the warnings above)");
+    }
+    let mut entries = Vec::new();
+    for b in &bots {
+        entries.push(BotEntry {
+            name: b.spec.name.clone(),
+            source: if b.spec.inline {
+                b.spec.source.clone()
+            } else {
+                std::path::absolute(&b.spec.source)
+                    .with_context(|| format!("cannot resolve `{}`", b.spec.source.display()))?
+            },
+            command: b.spec.command.clone(),
+            protocol: b.spec.protocol,
+            program: b.program.clone(),
+            checksums: crate::bot::checksums(&b.spec.source)?,
+        });
+    }
+    let info = TournamentFile {
+        format: file::FORMAT,
+        arena_version: env!("CARGO_PKG_VERSION").to_string(),
+        run: run_id,
+        started_at: humantime::format_rfc3339_seconds(started_wall).to_string(),
+        config,
+        gauntlet: references,
+        bots: entries,
+        excluded: excluded
+            .iter()
+            .map(|(s, reason)| Excluded {
+                name: s.name.clone(),
+                source: s.source.clone(),
+                reason: reason.clone(),
+            })
+            .collect(),
+    };
+    info.write(&out)?;
+    let writer = GamesWriter::create(&games_path)?;
+    finish(info, workspace, bots, Vec::new(), writer, started).await
+}
+
+/// Continues an interrupted tournament in `out` from its `tournament.json` and `games.csv`:
+/// finished games are kept, the others are played. `jobs` and `quiet` may differ from the
+/// interrupted run's.
+pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summary> {
+    let started = Instant::now();
+    let mut info = TournamentFile::read(out)?;
+    info.config.output.out = Some(out.to_path_buf());
+    info.config.output.quiet = quiet;
+    if let Some(jobs) = jobs {
+        info.config.tournament.jobs = Some(jobs);
+    }
+    let sources = info.sources()?;
+    let specs = crate::bot::load_all(&sources, info.config.game)?;
+    for (spec, entry) in specs.iter().zip(&info.bots) {
+        if spec.name != entry.name {
+            bail!(
+                "bot `{}` in `{}` is now named `{}`: the tournament cannot be resumed",
+                entry.name,
+                entry.source.display(),
+                spec.name
+            );
+        }
+        let now = crate::bot::checksums(&entry.source)?;
+        if let Some(file) = changed_file(&entry.checksums, &now) {
+            bail!(
+                "bot `{}` changed since the tournament started: {file}; the tournament cannot be resumed",
+                entry.name
+            );
+        }
+    }
+    let games_path = out.join("games.csv");
+    let done = read_games(std::slice::from_ref(&games_path))?;
+    let writer = GamesWriter::reopen(&games_path)?;
+
+    let work = out.join("work");
+    if work.exists() {
+        std::fs::remove_dir_all(&work)
+            .with_context(|| format!("cannot remove `{}`", work.display()))?;
+    }
+    let workspace = workspace(&info.config, true)?;
+    let (bots, excluded) = workspace.prepare_all(specs, info.config.jobs()).await?;
+    if let Some((spec, reason)) = excluded.first() {
+        bail!(
+            "bot `{}` played in the tournament but cannot play now: {reason}",
+            spec.name
+        );
+    }
+    eprintln!(
+        "resuming `{}`: {} games already played",
+        info.run,
+        done.len()
+    );
+    finish(info, workspace, bots, done, writer, started).await
+}
+
+/// The first difference between a bot's recorded and current checksums, described.
+fn changed_file(then: &BTreeMap<String, String>, now: &BTreeMap<String, String>) -> Option<String> {
+    for (file, hash) in then {
+        match now.get(file) {
+            None => return Some(format!("`{file}` was removed")),
+            Some(h) if h != hash => return Some(format!("`{file}` differs")),
+            Some(_) => {}
+        }
+    }
+    now.keys()
+        .find(|f| !then.contains_key(*f))
+        .map(|f| format!("`{f}` was added"))
+}
+
+/// Creates the output directories, probes the sandbox, and makes the bots' workspace.
+fn workspace(config: &RunConfig, resuming: bool) -> Result<Workspace> {
+    let out = config.out();
+    let mut dirs = vec![out.to_path_buf()];
+    if config.replays() {
+        dirs.push(out.join("replays"));
+    }
+    for dir in &dirs {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create `{}`", dir.display()))?;
+    }
+    let limits = config.sandbox_limits();
+    let sandbox = if config.sandbox.no_sandbox {
+        Sandbox::disabled(limits)
+    } else {
+        Sandbox::probe(limits, config.sandbox.allow_network)
+    };
+    let (summary, warnings) = sandbox.summary();
+    if !config.output.quiet {
+        eprintln!("{summary}");
+    }
+    for warning in warnings {
+        eprintln!("warning: {warning}");
+    }
+    let mut workspace = Workspace::new(
+        sandbox,
+        out.join("logs"),
+        config.time.build_time,
+        config.limits.log_limit,
+        resuming,
+    )?;
+    if config.output.keep_work {
+        workspace.keep(out.join("work"));
+    }
+    Ok(workspace)
+}
+
+/// The games this run plays: a round robin or a gauntlet, or one shard of it.
+fn schedule(config: &RunConfig, names: &[&str], references: &[String]) -> Vec<Pairing> {
+    let (rounds, games) = (config.tournament.rounds, config.games_per_pairing());
+    let schedule = if references.is_empty() {
+        round_robin(names.len(), rounds, games)
+    } else {
+        let (refs, candidates): (Vec<usize>, Vec<usize>) =
+            (0..names.len()).partition(|&i| references.iter().any(|r| r == names[i]));
+        crate::schedule::gauntlet(&candidates, &refs, rounds, games)
+    };
+    match config.tournament.shard {
+        Some(shard) => crate::schedule::shard(schedule, shard.index, shard.count, config.seed()),
+        None => schedule,
+    }
+}
+
+/// The bots of a tournament as players: each game gets fresh processes of its two bots.
+struct Lineup {
+    bots: Vec<Arc<PreparedBot>>,
+    settings: PlayerSettings,
+}
+
+impl Seats for Lineup {
+    type Player = ProcessPlayer;
+
+    fn name(&self, bot: usize) -> &str {
+        &self.bots[bot].spec.name
+    }
+
+    fn player(&self, bot: usize, game: &GameSeed) -> ProcessPlayer {
+        let settings = PlayerSettings {
+            seed: game.seed,
+            tag: game.game_id.to_string(),
+            ..self.settings.clone()
+        };
+        ProcessPlayer::new(Arc::clone(&self.bots[bot]), settings)
+    }
+
+    fn note(&self, bot: usize, text: &str) {
+        self.bots[bot].log.note(text);
+    }
+}
+
+/// Plays the games of the schedule not yet played, then writes the outputs of all games.
+async fn finish(
+    info: TournamentFile,
+    workspace: Workspace,
+    bots: Vec<Arc<PreparedBot>>,
+    mut records: Vec<GameRecord>,
+    mut writer: GamesWriter,
+    started: Instant,
+) -> Result<Summary> {
+    let config = &info.config;
+    let out = config.out().to_path_buf();
+    let references = &info.gauntlet;
+    let names: Vec<&str> = bots.iter().map(|b| b.spec.name.as_str()).collect();
+    let schedule = schedule(config, &names, references);
+    let total = schedule.len();
+    let done: HashSet<u64> = records.iter().map(|r| r.game_id).collect();
+    let pending: Vec<Pairing> = schedule
+        .into_iter()
+        .filter(|p| !done.contains(&p.game_id))
+        .collect();
+    let limits = config.move_limits();
+    let settings = Arc::new(Settings {
+        run_id: info.run.clone(),
+        game: config.game,
+        rules: config.rules,
+        seed: config.seed(),
+        opening_plies: config.tournament.opening_plies,
+        jobs: config.jobs(),
+        replays: config.replays().then(|| out.join("replays")),
+        move_time: limits.move_time,
+    });
+    let lineup = Arc::new(Lineup {
+        settings: PlayerSettings {
+            game: config.game.name(),
+            seed: 0,
+            limits,
+            max_moves: config.game.max_moves(&config.rules),
+            pause: config.pause_opponent(),
+            tag: String::new(),
+        },
+        bots,
+    });
+    // One stream for the whole run: it keeps a Ctrl-C that arrives between two polls.
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .context("cannot listen for Ctrl-C")?;
+    let progress = progress_bar(pending.len() as u64, !config.output.quiet);
+    let played = runner::play_schedule(
+        &settings,
+        &lineup,
+        lineup.bots.len(),
+        pending,
+        async {
+            interrupt.recv().await;
+        },
+        &mut |record| {
+            writer.append(record)?;
+            progress.inc(1);
+            progress.set_message(describe(record));
+            Ok(())
+        },
+    )
+    .await;
+    progress.finish_and_clear();
+    if played.as_ref().is_ok_and(|p| p.interrupted) {
+        tokio::spawn(async move {
+            // A second Ctrl-C exits at once, even while the workspace is cleaned up.
+            interrupt.recv().await;
+            std::process::exit(130);
+        });
+    }
+    let bots = Arc::into_inner(lineup).map_or_else(Vec::new, |l| l.bots);
+    let closed = workspace.close(bots);
+    let played = played?;
+    closed?;
+    records.extend(played.records);
+    if played.interrupted {
+        return Err(Interrupted {
+            played: records.len(),
+            total,
+            out,
+        }
+        .into());
+    }
+
+    let (title, description) = info.describe();
+    let table = export::write_all(
+        &out,
+        &records,
+        &export::ReportOptions {
+            anchor: config.output.anchor.clone(),
+            title,
+            config: description,
+            replays: config.replays(),
+        },
+    )?;
+    print!(
+        "{}\n{}",
+        export::markdown::standings(&table),
+        export::markdown::crosstable(&table)
+    );
+    if !references.is_empty() {
+        // A gauntlet's candidates: the bots that played that are not references, and those
+        // that never ran.
+        let mut candidates: Vec<String> = info
+            .bots
+            .iter()
+            .map(|b| b.name.clone())
+            .chain(info.excluded.iter().map(|e| e.name.clone()))
+            .filter(|n| !references.contains(n))
+            .collect();
+        candidates.sort();
+        let excluded: Vec<(String, String)> = info
+            .excluded
+            .iter()
+            .map(|e| (e.name.clone(), e.reason.clone()))
+            .collect();
+        let grades = crate::standings::grades::compute(
+            &records,
+            references,
+            &candidates,
+            &excluded,
+            config.tournament.pass,
+        );
+        for (name, text) in [
+            ("grades.csv", crate::standings::grades::csv(&grades)),
+            ("grades.md", crate::standings::grades::markdown(&grades)),
+        ] {
+            let path = out.join(name);
+            std::fs::write(&path, &text)
+                .with_context(|| format!("cannot write `{}`", path.display()))?;
+            if name == "grades.md" {
+                print!("\n{text}");
+            }
+        }
+    }
+    Ok(Summary {
+        games: records.len(),
+        elapsed: started.elapsed(),
+    })
+}
+
+fn progress_bar(games: u64, wanted: bool) -> ProgressBar {
+    if !wanted || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(games), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games, ETA {eta}  {wide_msg}")
+            .expect("the template is valid"),
+    );
+    bar
+}
+
+/// A one-line summary of a game for the progress bar.
+fn describe(r: &GameRecord) -> String {
+    let verdict = match r.result {
+        GameResult::A => format!("{} won", r.bot_a),
+        GameResult::B => format!("{} won", r.bot_b),
+        GameResult::Draw => "draw".to_string(),
+    };
+    let reason = match r.reason {
+        Reason::Normal => "",
+        Reason::Timeout => ", timeout",
+        Reason::Illegal => ", illegal",
+        Reason::Crash => ", crash",
+    };
+    format!(
+        "latest: {} {}-{} {} ({verdict}{reason})",
+        r.bot_a, r.score_a, r.score_b, r.bot_b
+    )
+}

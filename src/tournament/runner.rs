@@ -1,0 +1,227 @@
+//! Plays a schedule: at most `jobs` games at once and never two games of one bot at once,
+//! each game through the referee between the two players the [`Seats`] make for it.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use tokio::task::JoinSet;
+
+use crate::game::{GameConfig, GameKind, Rules, Seat, Turn};
+use crate::player::Player;
+use crate::referee::{self, Outcome};
+use crate::results::games::GameRecord;
+use crate::results::replay::Replay;
+use crate::rng::{derive_seed, Rng};
+use crate::schedule::Pairing;
+
+/// Makes the players of each game: bot processes in a tournament, scripts in tests.
+pub trait Seats: Send + Sync + 'static {
+    /// The kind of player these seats make.
+    type Player: Player + Send;
+    /// The name of bot `bot` (an index into the schedule's bots).
+    fn name(&self, bot: usize) -> &str;
+    /// A player of bot `bot` for one game.
+    fn player(&self, bot: usize, game: &GameSeed) -> Self::Player;
+    /// Tells bot `bot`'s log what it did wrong in a game.
+    fn note(&self, bot: usize, text: &str) {
+        let _ = (bot, text);
+    }
+}
+
+/// What a player needs to know of its game.
+#[derive(Debug, Clone, Copy)]
+pub struct GameSeed {
+    pub game_id: u64,
+    /// The game's seed, for `ARENA_SEED`.
+    pub seed: u64,
+}
+
+/// What is the same for every game of a run.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub run_id: String,
+    pub game: GameKind,
+    pub rules: GameConfig,
+    pub seed: u64,
+    pub opening_plies: u32,
+    pub jobs: usize,
+    /// Where replays go, if they are written.
+    pub replays: Option<PathBuf>,
+    pub move_time: Duration,
+}
+
+/// The games a schedule played, and whether it was stopped before the end.
+pub struct Played {
+    pub records: Vec<GameRecord>,
+    pub interrupted: bool,
+}
+
+/// Plays every game of `schedule`, handing each record to `done` as its game ends (in the
+/// order games end). `stop` resolving abandons the running games: dropping them kills their
+/// processes; finished games are already handed over.
+pub async fn play_schedule<S: Seats>(
+    settings: &Arc<Settings>,
+    seats: &Arc<S>,
+    bots: usize,
+    schedule: Vec<Pairing>,
+    stop: impl Future<Output = ()>,
+    done: &mut dyn FnMut(&GameRecord) -> Result<()>,
+) -> Result<Played> {
+    let mut pending: VecDeque<Pairing> = schedule.into();
+    let mut busy = vec![false; bots];
+    let mut running = JoinSet::new();
+    let mut records = Vec::new();
+    tokio::pin!(stop);
+    loop {
+        while running.len() < settings.jobs.max(1) {
+            let Some(pos) = pending
+                .iter()
+                .position(|p| p.seats.iter().all(|&s| !busy[s]))
+            else {
+                break;
+            };
+            let pairing = pending.remove(pos).expect("the position is in range");
+            for s in pairing.seats {
+                busy[s] = true;
+            }
+            running.spawn(play_game(Arc::clone(settings), Arc::clone(seats), pairing));
+        }
+        let joined = tokio::select! {
+            joined = running.join_next() => match joined {
+                Some(joined) => joined,
+                None => break,
+            },
+            () = &mut stop => {
+                running.abort_all();
+                while running.join_next().await.is_some() {}
+                return Ok(Played { records, interrupted: true });
+            }
+        };
+        let (pairing, outcome, elapsed) = joined.context("a game panicked")?;
+        for s in pairing.seats {
+            busy[s] = false;
+        }
+        let names = pairing.seats.map(|s| seats.name(s));
+        for (i, fault) in outcome.faults.iter().enumerate() {
+            if let Some(fault) = fault {
+                seats.note(
+                    pairing.seats[i],
+                    &format!(
+                        "game {} against `{}`: {fault}",
+                        pairing.game_id,
+                        names[1 - i]
+                    ),
+                );
+            }
+        }
+        let record = GameRecord {
+            run: settings.run_id.clone(),
+            round: pairing.round,
+            game_id: pairing.game_id,
+            game: settings.game,
+            bot_a: names[0].to_string(),
+            bot_b: names[1].to_string(),
+            score_a: outcome.scores[0],
+            score_b: outcome.scores[1],
+            result: outcome.result,
+            reason: outcome.reason,
+            culprit: outcome.culprit,
+            plies: outcome.plies,
+            duration_ms: elapsed.as_millis() as u64,
+        };
+        done(&record)?;
+        records.push(record);
+    }
+    Ok(Played {
+        records,
+        interrupted: false,
+    })
+}
+
+/// Plays one game of the schedule, writing its replay.
+async fn play_game<S: Seats>(
+    settings: Arc<Settings>,
+    seats: Arc<S>,
+    pairing: Pairing,
+) -> (Pairing, Outcome, Duration) {
+    let started = Instant::now();
+    let game = GameSeed {
+        game_id: pairing.game_id,
+        seed: derive_seed(settings.seed, pairing.game_id),
+    };
+    let names = pairing.seats.map(|s| seats.name(s).to_string());
+    let opening_seed = derive_seed(settings.seed ^ OPENING_SALT, pairing.opening);
+    let (mut rules, opening) = opening(
+        settings.game,
+        &settings.rules,
+        settings.opening_plies,
+        opening_seed,
+    );
+    let mut replay = settings.replays.as_ref().and_then(|dir| {
+        let path = dir.join(format!("{}.jsonl", pairing.game_id));
+        let plies: Vec<String> = opening.iter().map(|(_, mv)| mv.clone()).collect();
+        Replay::create(
+            &path,
+            settings.game,
+            settings.move_time,
+            &settings.run_id,
+            &pairing,
+            &names,
+            game.seed,
+            &plies,
+        )
+        .map_err(|e| eprintln!("warning: no replay for game {}: {e:#}", pairing.game_id))
+        .ok()
+    });
+    let mut pa = seats.player(pairing.seats[0], &game);
+    let mut pb = seats.player(pairing.seats[1], &game);
+    let with_requests = settings.game != GameKind::Morra;
+    let outcome = referee::play(rules.as_mut(), &mut pa, &mut pb, opening, &mut |e| {
+        if let Some(r) = replay.as_mut() {
+            r.exchange(&e, with_requests);
+        }
+    })
+    .await;
+    if let Some(r) = replay {
+        r.finish(&outcome);
+    }
+    (pairing, outcome, started.elapsed())
+}
+
+/// Mixed into the tournament seed for openings, so they are independent of game seeds.
+const OPENING_SALT: u64 = 0x6f70_656e_696e_6773;
+
+/// A game after `plies` random legal plies, and those plies with who played them. Openings
+/// that end the game are drawn again; if none can be found the game starts from the usual
+/// position.
+pub fn opening(
+    game: GameKind,
+    config: &GameConfig,
+    plies: u32,
+    seed: u64,
+) -> (Box<dyn Rules>, Vec<(Seat, String)>) {
+    let mut rng = Rng::new(seed);
+    if plies > 0 && game.has_openings() {
+        for _ in 0..100 {
+            let mut rules = game.new_game(config);
+            let mut moves = Vec::new();
+            while moves.len() < plies as usize {
+                let Turn::One(seat) = rules.turn() else { break };
+                let legal = rules.legal_moves();
+                let Some(mv) = rng.choose(&legal) else { break };
+                rules
+                    .play(seat, mv)
+                    .expect("a move from `legal_moves` is legal");
+                moves.push((seat, mv.clone()));
+            }
+            if moves.len() == plies as usize && rules.turn() != Turn::Over {
+                return (rules, moves);
+            }
+        }
+    }
+    (game.new_game(config), Vec::new())
+}

@@ -1,0 +1,1 @@
+//! Unit tests of the tournament's logic with scripted players: no processes.
