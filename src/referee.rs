@@ -195,7 +195,7 @@ fn judge(
             Ok(()) => return None,
             Err(why) => (
                 Reason::Illegal,
-                format!("{} (reply `{}`)", shorten(&why), shorten(text)),
+                format!("{} (reply `{}`)", shorten(&why.to_string()), shorten(text)),
             ),
         },
         Err(failure) => (failure.reason(), failure.detail()),

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::{Rules, Seat, Turn, Winner};
+use super::{MoveError, Rules, Seat, Turn, Winner};
 
 /// Points along one side of the board.
 pub const SIZE: usize = 15;
@@ -70,13 +70,30 @@ impl fmt::Display for Point {
     }
 }
 
+/// Why a Gomoku reply is not a legal move (besides the game being over).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GomokuError {
+    /// The reply is not a letter followed by a row number.
+    #[error("`{0}` is not a point")]
+    NotAPoint(String),
+    /// The reply is a letter and a row number, but off the 15x15 board.
+    #[error("`{0}` is off the board")]
+    OffTheBoard(String),
+    /// This seat replied while the other one is to move.
+    #[error("it is not `{}`'s turn", stone_char(*.0))]
+    NotYourTurn(Seat),
+    /// A stone is already on the point.
+    #[error("`{0}` is occupied")]
+    Occupied(Point),
+}
+
 impl FromStr for Point {
-    type Err = String;
+    type Err = GomokuError;
 
     /// Parses `h8` or `H8`; a letter and a number that miss the board are "off the board",
     /// anything else is "not a point".
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let not_a_point = || format!("`{s}` is not a point");
+        let not_a_point = || GomokuError::NotAPoint(s.to_string());
         let mut chars = s.chars();
         let column = chars.next().ok_or_else(not_a_point)?;
         let row = chars.as_str();
@@ -91,7 +108,7 @@ impl FromStr for Point {
         let y = row.parse::<usize>().unwrap_or(usize::MAX);
         y.checked_sub(1)
             .and_then(|y| Point::new(x, y))
-            .ok_or_else(|| format!("`{s}` is off the board"))
+            .ok_or_else(|| GomokuError::OffTheBoard(s.to_string()))
     }
 }
 
@@ -248,17 +265,17 @@ impl Rules for Gomoku {
         vec![self.board_string(), stone_char(seat).to_string()]
     }
 
-    fn play(&mut self, seat: Seat, reply: &str) -> Result<(), String> {
+    fn play(&mut self, seat: Seat, reply: &str) -> Result<(), MoveError> {
         match self.turn() {
-            Turn::Over => return Err("the game is over".to_string()),
+            Turn::Over => return Err(MoveError::GameOver),
             Turn::One(to_move) if to_move != seat => {
-                return Err(format!("it is not `{}`'s turn", stone_char(seat)));
+                return Err(GomokuError::NotYourTurn(seat).into());
             }
             _ => {}
         }
         let point: Point = reply.parse()?;
         if self.stone(point).is_some() {
-            return Err(format!("`{point}` is occupied"));
+            return Err(GomokuError::Occupied(point).into());
         }
         self.board[point.index()] = Some(seat);
         self.stones[seat.index()] += 1;
@@ -471,7 +488,7 @@ mod tests {
             ("8,7", "`8,7` is not a point"),
         ];
         for (reply, error) in cases {
-            assert_eq!(game.play(Seat::A, reply), Err(error.to_string()));
+            assert_eq!(game.play(Seat::A, reply).unwrap_err().to_string(), error);
             assert_eq!(game.board_string(), before);
             assert_eq!(game.turn(), Turn::One(Seat::A));
             assert_eq!(game.plies(), 2);
@@ -479,7 +496,11 @@ mod tests {
         }
         assert_eq!(
             game.play(Seat::B, "a1"),
-            Err("it is not `O`'s turn".to_string())
+            Err(MoveError::Gomoku(GomokuError::NotYourTurn(Seat::B)))
+        );
+        assert_eq!(
+            game.play(Seat::B, "a1").unwrap_err().to_string(),
+            "it is not `O`'s turn"
         );
         assert_eq!(game.board_string(), before);
         game.play(Seat::A, "A1").unwrap();
@@ -489,10 +510,7 @@ mod tests {
     #[test]
     fn no_moves_after_the_game_is_over() {
         let mut game = play_all(&["a1", "a2", "b1", "b2", "c1", "c2", "d1", "d2", "e1"]);
-        assert_eq!(
-            game.play(Seat::B, "e2"),
-            Err("the game is over".to_string())
-        );
+        assert_eq!(game.play(Seat::B, "e2"), Err(MoveError::GameOver));
         assert_eq!(game.plies(), 9);
     }
 
