@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -14,7 +15,8 @@ pub mod morra;
 pub mod numeron;
 pub mod othello;
 
-/// One of the two players of a game. `A` is seat 1: the player who moves first.
+/// One of the two players of a game. `A` is seat 1: the player who moves first. It prints as
+/// `A` or `B`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Seat {
     A,
@@ -42,6 +44,36 @@ impl Seat {
     }
 }
 
+impl fmt::Display for Seat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Seat::A => "A",
+            Seat::B => "B",
+        })
+    }
+}
+
+/// Why `Rules::play` refused a reply. Its `Display` is the short lowercase text that goes to
+/// the game log, the replay and the reports, so every wording is part of the file formats.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    /// The game has ended by its rules: no reply is a move any more.
+    #[error("the game is over")]
+    GameOver,
+    /// A Morra throw that is not two integers from 0 to 5.
+    #[error(transparent)]
+    Morra(#[from] morra::ThrowError),
+    /// An Othello reply that is not a square, out of turn, or not a legal move.
+    #[error(transparent)]
+    Othello(#[from] othello::OthelloError),
+    /// A Numer0n secret or call that is not a valid code, or out of turn.
+    #[error(transparent)]
+    Numeron(#[from] numeron::NumeronError),
+    /// A Gomoku reply that is not a point on the board, out of turn, or on a stone.
+    #[error(transparent)]
+    Gomoku(#[from] gomoku::GomokuError),
+}
+
 /// Who must answer next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Turn {
@@ -64,7 +96,7 @@ pub enum Winner {
 /// The rules of one game in progress.
 ///
 /// `play` validates a reply and leaves the state unchanged when it is illegal, returning a
-/// short lowercase description of what was wrong (it goes to the game log and the replay).
+/// [`MoveError`] whose text says what was wrong (it goes to the game log and the replay).
 pub trait Rules: Send + Sync {
     /// Whose move it is.
     fn turn(&self) -> Turn;
@@ -72,7 +104,7 @@ pub trait Rules: Send + Sync {
     /// field is sent as an empty argument with `argv` and as `-` in line protocols.
     fn request(&self, seat: Seat) -> Vec<String>;
     /// Plays `seat`'s reply (already trimmed of surrounding white space).
-    fn play(&mut self, seat: Seat, reply: &str) -> Result<(), String>;
+    fn play(&mut self, seat: Seat, reply: &str) -> Result<(), MoveError>;
     /// The game's score columns for seat A and seat B (Morra points, discs, calls, stones).
     fn scores(&self) -> [i64; 2];
     /// The result once `turn()` is `Over`.
@@ -128,14 +160,22 @@ pub enum GameKind {
 }
 
 impl GameKind {
-    /// The lowercase name used on the command line, in files and in `bots/<game>/`.
+    /// The lowercase name used on the command line, in files and in `bots/<game>/`: the
+    /// `clap::ValueEnum` name, the one place the text lives (serde's `lowercase` agrees).
     pub fn name(self) -> &'static str {
-        match self {
-            GameKind::Morra => "morra",
-            GameKind::Othello => "othello",
-            GameKind::Numeron => "numeron",
-            GameKind::Gomoku => "gomoku",
-        }
+        static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+        let names = NAMES.get_or_init(|| {
+            <GameKind as clap::ValueEnum>::value_variants()
+                .iter()
+                .map(|kind| {
+                    let value = clap::ValueEnum::to_possible_value(kind);
+                    value.expect("no game is skipped").get_name().to_string()
+                })
+                .collect()
+        });
+        let variants = <GameKind as clap::ValueEnum>::value_variants();
+        let index = variants.iter().position(|&kind| kind == self);
+        &names[index.expect("every game is a variant")]
     }
 
     /// A new game from the start position.
@@ -200,5 +240,41 @@ impl FromStr for GameKind {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         <GameKind as clap::ValueEnum>::from_str(s, true).map_err(|_| format!("unknown game `{s}`"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_has_one_name_for_clap_serde_display_and_from_str() {
+        for &kind in <GameKind as clap::ValueEnum>::value_variants() {
+            let name = kind.name();
+            assert_eq!(kind.to_string(), name);
+            assert_eq!(name.parse::<GameKind>(), Ok(kind));
+            assert_eq!(name.to_uppercase().parse::<GameKind>(), Ok(kind));
+            assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{name}\""));
+            let back: GameKind = serde_json::from_str(&format!("\"{name}\"")).unwrap();
+            assert_eq!(back, kind);
+        }
+        let names: Vec<_> = [
+            GameKind::Morra,
+            GameKind::Othello,
+            GameKind::Numeron,
+            GameKind::Gomoku,
+        ]
+        .map(GameKind::name)
+        .into();
+        assert_eq!(names, ["morra", "othello", "numeron", "gomoku"]);
+        assert_eq!(
+            "chess".parse::<GameKind>().unwrap_err(),
+            "unknown game `chess`"
+        );
+    }
+
+    #[test]
+    fn seats_print_as_their_letter() {
+        assert_eq!(format!("{} {}", Seat::A, Seat::B), "A B");
     }
 }

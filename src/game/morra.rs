@@ -1,6 +1,9 @@
 //! Morra as run in the code-golf King of the Hill: simultaneous rounds of a choice and a guess.
 
-use super::{Rules, Seat, Turn, Winner};
+use std::fmt;
+use std::str::FromStr;
+
+use super::{MoveError, Rules, Seat, Turn, Winner};
 
 /// The largest number a player may choose or guess.
 pub const MAX_NUMBER: u8 = 5;
@@ -17,19 +20,72 @@ pub struct Throw {
 impl Throw {
     /// Parses a reply: the first two whitespace-separated tokens must be integers 0 to 5;
     /// anything after them is ignored, as the KotH controller did.
-    pub fn parse(reply: &str) -> Result<Throw, String> {
+    pub fn parse(reply: &str) -> Result<Throw, ThrowError> {
         let mut tokens = reply.split_whitespace();
-        let choice = parse_number(tokens.next(), "choice")?;
-        let guess = parse_number(tokens.next(), "guess")?;
+        let choice = parse_number(tokens.next(), Number::Choice)?;
+        let guess = parse_number(tokens.next(), Number::Guess)?;
         Ok(Throw { choice, guess })
     }
 }
 
-fn parse_number(token: Option<&str>, what: &str) -> Result<u8, String> {
-    let token = token.ok_or_else(|| format!("no {what} in the reply"))?;
+impl FromStr for Throw {
+    type Err = ThrowError;
+
+    /// The same as [`Throw::parse`].
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Throw::parse(s)
+    }
+}
+
+impl fmt::Display for Throw {
+    /// The reply form: the choice, a space, the guess (`3 4`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.choice, self.guess)
+    }
+}
+
+/// Which of the two numbers of a throw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Number {
+    /// The number shown.
+    Choice,
+    /// The guess of the opponent's number.
+    Guess,
+}
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Number::Choice => "choice",
+            Number::Guess => "guess",
+        })
+    }
+}
+
+/// Why a reply is not a throw.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ThrowError {
+    /// The reply ends before this number.
+    #[error("no {0} in the reply")]
+    Missing(Number),
+    /// This number's token is not an integer from 0 to 5.
+    #[error("{number} `{token}` is not an integer from 0 to 5")]
+    OutOfRange {
+        /// Which number.
+        number: Number,
+        /// The token given for it.
+        token: String,
+    },
+}
+
+fn parse_number(token: Option<&str>, number: Number) -> Result<u8, ThrowError> {
+    let token = token.ok_or(ThrowError::Missing(number))?;
     match token.parse::<i64>() {
         Ok(n) if (0..=i64::from(MAX_NUMBER)).contains(&n) => Ok(n as u8),
-        _ => Err(format!("{what} `{token}` is not an integer from 0 to 5")),
+        _ => Err(ThrowError::OutOfRange {
+            number,
+            token: token.to_string(),
+        }),
     }
 }
 
@@ -96,9 +152,9 @@ impl Rules for Morra {
         ]
     }
 
-    fn play(&mut self, seat: Seat, reply: &str) -> Result<(), String> {
+    fn play(&mut self, seat: Seat, reply: &str) -> Result<(), MoveError> {
         if self.turn() == Turn::Over {
-            return Err("the game is over".to_string());
+            return Err(MoveError::GameOver);
         }
         let throw = Throw::parse(reply)?;
         self.pending[seat.index()] = Some(throw);
@@ -189,9 +245,23 @@ mod tests {
             Ok(throw(0, 5))
         );
         assert_eq!(Throw::parse("2\n3"), Ok(throw(2, 3)));
-        assert!(Throw::parse("6 0").unwrap_err().contains("`6`"));
-        assert!(Throw::parse("3").unwrap_err().contains("no guess"));
-        assert!(Throw::parse("").unwrap_err().contains("no choice"));
+        assert_eq!(
+            Throw::parse("6 0").unwrap_err().to_string(),
+            "choice `6` is not an integer from 0 to 5"
+        );
+        assert_eq!(
+            Throw::parse("1 x").unwrap_err().to_string(),
+            "guess `x` is not an integer from 0 to 5"
+        );
+        assert_eq!(
+            Throw::parse("3").unwrap_err().to_string(),
+            "no guess in the reply"
+        );
+        assert_eq!(
+            Throw::parse("").unwrap_err(),
+            ThrowError::Missing(Number::Choice)
+        );
+        assert_eq!("2 5".parse::<Throw>().unwrap().to_string(), "2 5");
         assert!(Throw::parse("-1 2").is_err());
         assert!(Throw::parse("a b").is_err());
         assert!(Throw::parse("3.0 2").is_err());
@@ -224,7 +294,10 @@ mod tests {
     #[test]
     fn an_illegal_reply_leaves_the_round_open() {
         let mut game = Morra::new(2);
-        assert!(game.play(Seat::A, "9 9").is_err());
+        assert_eq!(
+            game.play(Seat::A, "9 9").unwrap_err().to_string(),
+            "choice `9` is not an integer from 0 to 5"
+        );
         play_round(&mut game, "1 1", "1 1");
         assert_eq!(game.plies(), 1);
         assert_eq!(game.scores(), [0, 0]);
@@ -243,6 +316,50 @@ mod tests {
         let mut game = Morra::new(1);
         play_round(&mut game, "1 4", "2 3");
         assert_eq!(game.winner(), Some(Winner::Draw));
-        assert!(game.play(Seat::A, "1 1").is_err());
+        assert_eq!(game.play(Seat::A, "1 1"), Err(MoveError::GameOver));
+        assert_eq!(MoveError::GameOver.to_string(), "the game is over");
+    }
+
+    /// The request built from scratch out of every round's throws, as the protocol defines it.
+    fn request_from_scratch(rounds: &[[Throw; 2]], seat: Seat) -> Vec<String> {
+        let (me, them) = (seat.index(), seat.other().index());
+        let digits = |i: usize, f: fn(&Throw) -> u8| -> String {
+            rounds.iter().map(|r| char::from(b'0' + f(&r[i]))).collect()
+        };
+        let score = |i: usize| -> String {
+            let points = rounds.iter().map(|r| round_points(r[0], r[1])[i]);
+            points.sum::<i64>().to_string()
+        };
+        vec![
+            digits(me, |t| t.choice),
+            digits(me, |t| t.guess),
+            score(me),
+            digits(them, |t| t.choice),
+            digits(them, |t| t.guess),
+            score(them),
+        ]
+    }
+
+    #[test]
+    fn incremental_requests_match_requests_from_scratch() {
+        let mut rng = crate::rng::Rng::new(7);
+        let number = |rng: &mut crate::rng::Rng| rng.below(6) as u8;
+        for _ in 0..20 {
+            let mut game = Morra::new(60);
+            let mut rounds = Vec::new();
+            while game.turn() != Turn::Over {
+                for seat in Seat::BOTH {
+                    assert_eq!(game.request(seat), request_from_scratch(&rounds, seat));
+                }
+                let round = [0, 1].map(|_| throw(number(&mut rng), number(&mut rng)));
+                // Either seat may answer first; the round completes with the second reply.
+                let first = Seat::BOTH[rng.below(2)];
+                for seat in [first, first.other()] {
+                    game.play(seat, &round[seat.index()].to_string()).unwrap();
+                }
+                rounds.push(round);
+            }
+            assert_eq!(game.plies(), 60);
+        }
     }
 }

@@ -319,7 +319,7 @@ fn gtp_colour(seat: Seat) -> &'static str {
 pub fn gomocup_point(mv: &str) -> Result<String, Failure> {
     let point: Point = mv
         .parse()
-        .map_err(|e: String| Failure::Crash(format!("cannot tell the engine about `{mv}`: {e}")))?;
+        .map_err(|e| Failure::Crash(format!("cannot tell the engine about `{mv}`: {e}")))?;
     Ok(format!("{},{}", point.x(), point.y()))
 }
 

@@ -1,0 +1,174 @@
+//! `report.html`: the standings, rating bars, cross-table heatmap and failures as one
+//! self-contained page (inline CSS and SVG, no scripts, nothing fetched).
+//!
+//! The markup is also well-formed XML: every element is closed, every attribute quoted, and
+//! only the entities XML predefines are used, so tests (and tools) can parse it strictly.
+
+use std::fmt::Write;
+
+use crate::results::games::Reason;
+use crate::standings::Standings;
+
+mod bars;
+mod heatmap;
+mod style;
+mod tables;
+
+use heatmap::{crosstable, heatmap_print_zoom};
+use style::CSS;
+use tables::{failing_bots, failures, standings};
+
+/// Game ids listed for one bot and one failure reason; the rest are counted as "and N more".
+pub const MAX_LISTED: usize = 20;
+
+/// Everything `report.html` shows; the caller fills it.
+pub struct HtmlReport<'a> {
+    /// The page title, e.g. `othello — results/othello-20261121-200538`.
+    pub title: String,
+    /// Key/value pairs shown as the tournament's configuration, in order.
+    pub config: Vec<(String, String)>,
+    /// The standings and cross-table, whose row order every per-bot list follows.
+    pub standings: &'a Standings,
+    /// Per standings row: `(elo, low, high)`, or `None` where the rating is unbounded.
+    /// `None` altogether leaves the rating columns out.
+    pub ratings: Option<Vec<Option<(f64, f64, f64)>>>,
+    /// How many Elo moving first is worth, if estimated.
+    pub first_move_elo: Option<f64>,
+    /// One per game lost (or drawn) by a failure, for each culprit bot.
+    pub failures: Vec<Failure>,
+    /// Whether `replays/<game_id>.jsonl` exist next to the report: without them (no replays
+    /// written, or standings merged from several runs whose game ids overlap) game ids are
+    /// listed without links.
+    pub replays: bool,
+}
+
+/// A game a bot lost by its own failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The culprit.
+    pub bot: String,
+    /// The game's id, which names its replay.
+    pub game_id: u64,
+    /// `Timeout`, `Illegal` or `Crash`; `Normal` is ignored.
+    pub reason: Reason,
+}
+
+/// The failure reasons in column order, with their column headings.
+const REASONS: [(Reason, &str); 3] = [
+    (Reason::Timeout, "Timeouts"),
+    (Reason::Illegal, "Illegal"),
+    (Reason::Crash, "Crashes"),
+];
+
+/// Renders the whole page. The output depends only on `report`.
+pub fn render(report: &HtmlReport<'_>) -> String {
+    let s = report.standings;
+    let mut out = String::with_capacity(16 * 1024);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n");
+    out.push_str(
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n\
+         <meta name=\"generator\" content=\"arena\"/>\n",
+    );
+    let _ = writeln!(out, "<title>{}</title>", esc(&report.title));
+    let _ = write!(out, "<style>{CSS}");
+    if let Some(zoom) = heatmap_print_zoom(s) {
+        let _ = writeln!(out, "@media print {{ .heat {{ zoom: {zoom:.2}; }} }}");
+    }
+    out.push_str("</style>\n</head>\n<body>\n<main>\n");
+
+    let games: u32 = s.rows.iter().map(|r| r.games).sum::<u32>() / 2;
+    let _ = writeln!(
+        out,
+        "<header>\n<h1>{}</h1>\n<p class=\"sub\">{}{} · {}</p>\n</header>",
+        esc(&report.title),
+        s.game
+            .map(|g| format!("{} · ", g.name()))
+            .unwrap_or_default(),
+        plural(s.rows.len(), "bot", "bots"),
+        plural(games as usize, "game", "games"),
+    );
+    if !report.config.is_empty() {
+        configuration(&mut out, &report.config);
+    }
+    let failing = failing_bots(report);
+    standings(&mut out, report, &failing);
+    crosstable(&mut out, s);
+    failures(&mut out, report, &failing);
+    out.push_str("<footer>Made by arena.</footer>\n</main>\n</body>\n</html>\n");
+    out
+}
+
+fn configuration(out: &mut String, config: &[(String, String)]) {
+    out.push_str(
+        "<section id=\"configuration\">\n<h2>Configuration</h2>\n\
+         <table class=\"config\">\n<tbody>\n",
+    );
+    for (k, v) in config {
+        let _ = writeln!(
+            out,
+            "<tr><th scope=\"row\">{}</th><td>{}</td></tr>",
+            esc(k),
+            esc(v)
+        );
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+/// Escapes text for HTML text and quoted attributes, using only entities XML knows, and
+/// replaces control characters, which neither XML nor HTML allows, with U+FFFD.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
+            c if c.is_control() => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A rating rounded to a whole number, with a true minus sign and never `-0`.
+fn num(x: f64) -> String {
+    let r = x.round();
+    if r == 0.0 {
+        "0".to_string()
+    } else if r < 0.0 {
+        format!("−{:.0}", -r)
+    } else {
+        format!("{r:.0}")
+    }
+}
+
+/// Like `num`, with a `+` on positive values.
+fn signed(x: f64) -> String {
+    let n = num(x);
+    if x.round() > 0.0 {
+        format!("+{n}")
+    } else {
+        n
+    }
+}
+
+/// The class of a cell holding a bot's name: names are kept on one line unless they are
+/// long enough to crowd the table.
+fn bot_class(name: &str) -> &'static str {
+    if name.chars().count() > 24 {
+        "bot long"
+    } else {
+        "bot"
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests;
