@@ -303,6 +303,33 @@ mod tests {
     }
 
     #[test]
+    fn a_player_that_retries_gets_another_try_after_an_illegal_reply() {
+        let mut game = Morra::new(1);
+        let mut pa = Scripted::new(&[Ok("9 9"), Ok("x"), Ok("5 0")]);
+        pa.retries = true;
+        let mut pb = Scripted::new(&[Ok("0 3")]);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let mut exchanges = 0;
+        let o = rt.block_on(play(&mut game, &mut pa, &mut pb, Vec::new(), &mut |_| {
+            exchanges += 1
+        }));
+        assert_eq!(pa.rejections.len(), 2, "{:?}", pa.rejections);
+        assert!(
+            pa.rejections[0].contains("choice `9`"),
+            "{:?}",
+            pa.rejections
+        );
+        assert_eq!(pa.seen.len(), 3);
+        assert_eq!(
+            (o.result, o.reason, o.scores),
+            (GameResult::A, Reason::Normal, [5, 0])
+        );
+        assert_eq!(exchanges, 2, "only the accepted replies are exchanges");
+    }
+
+    #[test]
     fn morra_requests_carry_each_seats_view() {
         let mut game = Morra::new(3);
         let mut pa = Scripted::new(&[Ok("0 4"), Ok("4 3"), Ok("2 5")]);

@@ -151,3 +151,107 @@ fn resume_refuses_a_bot_that_changed() {
     let stderr = String::from_utf8(result.stderr).unwrap();
     assert!(stderr.contains("tournament.json`: is `"), "{stderr}");
 }
+
+/// Every output a run writes, read back; games.csv without its timing column.
+fn outputs(out: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for name in [
+        "standings.csv",
+        "standings.md",
+        "crosstable.csv",
+        "crosstable.md",
+        "los.csv",
+        "grades.csv",
+        "grades.md",
+        "report.html",
+    ] {
+        files.push((name.to_string(), std::fs::read(out.join(name)).unwrap()));
+    }
+    let mut rows: Vec<String> = std::fs::read_to_string(out.join("games.csv"))
+        .unwrap()
+        .lines()
+        .map(|l| l.rsplit_once(',').unwrap().0.to_string())
+        .collect();
+    rows.sort();
+    files.push(("games.csv".into(), rows.join("\n").into_bytes()));
+    files
+}
+
+#[test]
+fn a_run_with_every_option_set_resumes_to_the_same_outputs_issue_10() {
+    let tmp = tempfile::tempdir().unwrap();
+    let morra = fixtures("morra");
+    let out = tmp.path().join("all");
+    let out_text = out.display().to_string();
+    let bot = |b: &str| morra.join(b).display().to_string();
+    arena_ok(&[
+        "run",
+        "morra",
+        &bot("det-b"),
+        &bot("det-c"),
+        &bot("det-d"),
+        &bot("echo-lines"),
+        "--gauntlet",
+        &bot("det-a"),
+        "--pass",
+        "min-score:40",
+        "--rounds",
+        "2",
+        "--games",
+        "2",
+        "--shard",
+        "1/2",
+        "--seed",
+        "77",
+        "--jobs",
+        "2",
+        "--move-time",
+        "2s",
+        "--startup-time",
+        "3s",
+        "--build-time",
+        "1min",
+        "--memory",
+        "256MiB",
+        "--max-procs",
+        "32",
+        "--max-output",
+        "8MiB",
+        "--log-limit",
+        "64KiB",
+        "--pause-opponent",
+        "false",
+        "--anchor",
+        "det-a",
+        "--morra-rounds",
+        "40",
+        "--keep-work",
+        "--quiet",
+        "--out",
+        &out_text,
+    ]);
+    let whole = outputs(&out);
+    let info: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("tournament.json")).unwrap())
+            .unwrap();
+    let config = &info["config"];
+    assert_eq!(info["format"], 2);
+    assert_eq!(config["tournament"]["shard"], "1/2");
+    assert_eq!(config["tournament"]["pass"], "min-score:40");
+    assert_eq!(config["time"]["move_time"], "2s");
+    assert_eq!(config["limits"]["log_limit"], 65536);
+    assert_eq!(config["sandbox"]["pause_opponent"], false);
+    assert_eq!(config["output"]["keep_work"], true);
+    assert_eq!(config["rules"]["morra_rounds"], 40);
+
+    // Keep the first three games, as if the run had been killed, and resume.
+    let text = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    let kept: Vec<&str> = text.lines().take(4).collect();
+    std::fs::write(out.join("games.csv"), kept.join("\n") + "\n").unwrap();
+    for file in ["standings.csv", "report.html", "grades.md"] {
+        std::fs::remove_file(out.join(file)).unwrap();
+    }
+    arena_ok(&["resume", &out_text, "--quiet"]);
+    assert_eq!(outputs(&out), whole);
+    assert!(out.join("work").is_dir(), "--keep-work survives the resume");
+}

@@ -5,16 +5,23 @@ use std::collections::VecDeque;
 
 use super::{Failure, Player, Request};
 
+/// A reply computed from the request: a strategy for scripted players.
+pub type Strategy = fn(&Request<'_>) -> Result<String, Failure>;
+
 /// Replies from a script, recording the requests it saw.
 #[derive(Debug, Default)]
 pub struct Scripted {
     replies: VecDeque<Result<String, Failure>>,
     /// Replies given when the script has run out: `None` means crash.
-    fallback: Option<fn(&Request<'_>) -> String>,
+    fallback: Option<Strategy>,
     /// Every request's fields, in order.
     pub seen: Vec<Vec<String>>,
     /// Whether the referee ended the game for this player.
     pub finished: bool,
+    /// Gets another try after an illegal reply, like a person.
+    pub retries: bool,
+    /// Why each refused reply was refused.
+    pub rejections: Vec<String>,
 }
 
 impl Scripted {
@@ -29,15 +36,25 @@ impl Scripted {
         }
     }
 
-    /// A player that always answers with `reply(request)` once its script has run out.
-    pub fn with_fallback(mut self, reply: fn(&Request<'_>) -> String) -> Self {
-        self.fallback = Some(reply);
+    /// A player that answers with `strategy(request)` once its script has run out.
+    pub fn then(mut self, strategy: Strategy) -> Self {
+        self.fallback = Some(strategy);
         self
     }
 
-    /// A player that always plays the first legal move (board games) or `reply(request)`.
-    pub fn first_legal(reply: fn(&Request<'_>) -> String) -> Self {
-        Scripted::default().with_fallback(reply)
+    /// A player that always answers with `strategy(request)`.
+    pub fn playing(strategy: Strategy) -> Self {
+        Scripted::default().then(strategy)
+    }
+
+    /// The first legal move of a board game: a strategy.
+    pub fn first_legal(request: &Request<'_>) -> Result<String, Failure> {
+        request
+            .rules
+            .legal_moves()
+            .into_iter()
+            .next()
+            .ok_or_else(|| Failure::Crash("no legal move".into()))
     }
 }
 
@@ -47,10 +64,18 @@ impl Player for Scripted {
         match self.replies.pop_front() {
             Some(reply) => reply,
             None => match self.fallback {
-                Some(reply) => Ok(reply(&request)),
+                Some(strategy) => strategy(&request),
                 None => Err(Failure::Crash("script ran out".into())),
             },
         }
+    }
+
+    fn retries_illegal(&self) -> bool {
+        self.retries
+    }
+
+    fn rejected(&mut self, why: &str) {
+        self.rejections.push(why.to_string());
     }
 
     async fn finish(&mut self) {
