@@ -33,7 +33,6 @@ struct Counted {
     inner: Scripted,
     bot: usize,
     playing: Arc<Vec<AtomicUsize>>,
-    most_at_once: Arc<AtomicUsize>,
 }
 
 impl Player for Counted {
@@ -68,7 +67,6 @@ impl Seats for Strategies {
             inner: Scripted::playing(self.bots[bot].1),
             bot,
             playing: Arc::clone(&self.playing),
-            most_at_once: Arc::clone(&self.most_at_once),
         }
     }
 }
