@@ -403,7 +403,7 @@ fn num_cpus() -> usize {
 }
 
 fn standings(args: StandingsArgs) -> Result<()> {
-    let games = record::read_games(&args.csv)?;
+    let games = record::read_table(&args.csv)?;
     if let Some(first) = games.first() {
         if let Some(other) = games.iter().find(|g| g.game != first.game) {
             bail!(
@@ -417,7 +417,7 @@ fn standings(args: StandingsArgs) -> Result<()> {
         Some(dir) => {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create `{}`", dir.display()))?;
-            report::write_all(dir, &games, &report_options(&args, &games, dir))?
+            report::write_all(dir, &games, &report_options(&args, &games, dir))?.standings
         }
         None => report::rated_standings(&games, args.anchor.as_deref())?.0,
     };
@@ -433,7 +433,7 @@ fn standings(args: StandingsArgs) -> Result<()> {
 /// tournament's own description when its `tournament.json` is beside the CSV.
 fn report_options(
     args: &StandingsArgs,
-    games: &[crate::results::games::GameRecord],
+    games: &[crate::results::games::Game],
     out: &std::path::Path,
 ) -> report::ReportOptions {
     let game = games.first().map_or("no games", |g| g.game.name());
@@ -460,6 +460,7 @@ fn report_options(
         title,
         config,
         replays,
+        gauntlet: None,
     }
 }
 

@@ -310,7 +310,7 @@ pub async fn resume(out: &Path, jobs: Option<usize>, progress: bool) -> Result<S
     let info: TournamentFile = serde_json::from_str(&text)
         .with_context(|| format!("`{}` is not a tournament file", info_path.display()))?;
     let pass = match &info.pass {
-        Some(rule) => rule.parse().map_err(|e: String| anyhow::anyhow!(e))?,
+        Some(rule) => rule.parse::<crate::standings::grades::Rule>()?,
         None => crate::standings::grades::Rule::default(),
     };
     let shard = info
@@ -526,40 +526,30 @@ async fn finish(
 
     let (title, config) = report::describe_tournament(&tournament_file(&opts.out))
         .unwrap_or_else(|| (opts.game.name().to_string(), Vec::new()));
-    let table = report::write_all(
+    let gauntlet = (!references.is_empty()).then(|| crate::standings::grades::Gauntlet {
+        references: references.clone(),
+        candidates: candidates.clone(),
+        never_ran: excluded.clone(),
+        rule: opts.pass,
+    });
+    let written = report::write_all(
         &opts.out,
-        &records,
+        &crate::results::games::GameTable::from_records(&records),
         &report::ReportOptions {
             anchor: opts.anchor.clone(),
             title,
             config,
             replays: opts.replays,
+            gauntlet,
         },
     )?;
     print!(
         "{}\n{}",
-        report::markdown::standings(&table),
-        report::markdown::crosstable(&table)
+        report::markdown::standings(&written.standings),
+        report::markdown::crosstable(&written.standings)
     );
-    if !references.is_empty() {
-        let grades = crate::standings::grades::compute(
-            &records,
-            &references,
-            &candidates,
-            &excluded,
-            opts.pass,
-        );
-        for (name, text) in [
-            ("grades.csv", crate::standings::grades::csv(&grades)),
-            ("grades.md", crate::standings::grades::markdown(&grades)),
-        ] {
-            let path = opts.out.join(name);
-            std::fs::write(&path, &text)
-                .with_context(|| format!("cannot write `{}`", path.display()))?;
-            if name == "grades.md" {
-                print!("\n{text}");
-            }
-        }
+    if let Some(grades) = &written.grades {
+        print!("\n{}", report::grades::markdown(grades));
     }
     Ok(Summary {
         games: records.len(),

@@ -1,25 +1,22 @@
-//! Writes the standings and the cross-table as CSV and Markdown files.
+//! Every file written from the games (standings, cross-table, LOS, report, grades), registered
+//! in one list of exporters that [`write_all`] walks.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::results::games::{Culprit, GameRecord};
+use crate::results::games::GameTable;
+use crate::standings::grades::{Gauntlet, Grades};
+use crate::standings::ratings::Ratings;
 use crate::standings::{Standing, Standings};
 
 pub mod csv;
+pub mod grades;
 pub mod html;
+pub mod los;
 pub mod markdown;
-
-/// The files [`write_all`] writes, relative to the output directory.
-pub const FILES: [&str; 6] = [
-    "standings.csv",
-    "standings.md",
-    "crosstable.csv",
-    "crosstable.md",
-    "los.csv",
-    "report.html",
-];
+pub mod report;
+pub(crate) mod table;
 
 /// What the reports need besides the games.
 #[derive(Debug, Clone, Default)]
@@ -32,64 +29,100 @@ pub struct ReportOptions {
     pub config: Vec<(String, String)>,
     /// Whether `replays/<game_id>.jsonl` sit next to the reports, for links.
     pub replays: bool,
+    /// For a gauntlet, what to grade: then `grades.csv` and `grades.md` are written too.
+    pub gauntlet: Option<Gauntlet>,
 }
 
+/// Everything an exporter renders from: the games and what is computed from them once.
+pub struct ExportContext<'a> {
+    pub games: &'a GameTable,
+    /// The standings, rated.
+    pub standings: &'a Standings,
+    pub ratings: &'a Ratings,
+    /// The grades, for a gauntlet.
+    pub grades: Option<&'a Grades>,
+    pub options: &'a ReportOptions,
+}
+
+/// One output file: its name in the output directory and how to render it.
+pub trait Exporter: Sync {
+    /// The file's name, relative to the output directory.
+    fn file_name(&self) -> &str;
+
+    /// Whether this output has the file at all (the grades exist only for a gauntlet).
+    fn applies(&self, _ctx: &ExportContext<'_>) -> bool {
+        true
+    }
+
+    /// The file's contents; the same context always gives the same bytes.
+    fn render(&self, ctx: &ExportContext<'_>) -> Result<String>;
+}
+
+/// Every file [`write_all`] can write, in the order it writes them.
+pub static EXPORTERS: &[&dyn Exporter] = &[
+    &csv::StandingsCsv,
+    &markdown::StandingsMarkdown,
+    &csv::CrosstableCsv,
+    &markdown::CrosstableMarkdown,
+    &los::LosCsv,
+    &report::HtmlReportFile,
+    &grades::GradesCsv,
+    &grades::GradesMarkdown,
+];
+
 /// The standings of `games` with their ratings, anchored at `anchor` (or the average).
-pub fn rated_standings(
-    games: &[GameRecord],
-    anchor: Option<&str>,
-) -> Result<(Standings, crate::standings::ratings::Ratings)> {
-    let mut standings = crate::standings::compute(games);
+pub fn rated_standings(games: &GameTable, anchor: Option<&str>) -> Result<(Standings, Ratings)> {
+    let mut standings = crate::standings::tabulate(games);
     let options = crate::standings::ratings::RatingOptions {
         anchor: anchor.map(str::to_string),
     };
-    let ratings =
-        crate::standings::ratings::fit(games, &options).map_err(|e| anyhow::anyhow!(e))?;
+    let ratings = crate::standings::ratings::fit(games, &options)?;
     crate::standings::rate(&mut standings, &ratings);
     Ok((standings, ratings))
 }
 
-/// Computes standings and ratings of `games` and writes every table, `los.csv` and
-/// `report.html` into `dir`. The same games and options always give the same bytes.
-pub fn write_all(dir: &Path, games: &[GameRecord], opts: &ReportOptions) -> Result<Standings> {
+/// What [`write_all`] computed, for printing.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The rated standings.
+    pub standings: Standings,
+    /// The grades, for a gauntlet.
+    pub grades: Option<Grades>,
+    /// The files written, relative to the output directory, in order.
+    pub files: Vec<String>,
+}
+
+/// Computes standings, ratings and (for a gauntlet) grades of `games`, and writes every file
+/// of [`EXPORTERS`] that applies into `dir`. The same games and options always give the
+/// same bytes.
+pub fn write_all(dir: &Path, games: &GameTable, opts: &ReportOptions) -> Result<Written> {
     let (standings, ratings) = rated_standings(games, opts.anchor.as_deref())?;
-    let mut failures = Vec::new();
-    for g in games {
-        let culprits = match g.culprit {
-            Culprit::Nobody => vec![],
-            Culprit::A => vec![&g.bot_a],
-            Culprit::B => vec![&g.bot_b],
-            Culprit::Both => vec![&g.bot_a, &g.bot_b],
-        };
-        failures.extend(culprits.into_iter().map(|bot| html::Failure {
-            bot: bot.clone(),
-            game_id: g.game_id,
-            reason: g.reason,
-        }));
-    }
-    let report = html::HtmlReport {
-        title: opts.title.clone(),
-        config: opts.config.clone(),
+    let grades = opts
+        .gauntlet
+        .as_ref()
+        .map(|g| crate::standings::grades::compute(games, g));
+    let ctx = ExportContext {
+        games,
         standings: &standings,
-        ratings: Some(standings.rows.iter().map(|r| r.elo).collect()),
-        first_move_elo: standings.first_move.map(|f| f.0),
-        failures,
-        replays: opts.replays,
+        ratings: &ratings,
+        grades: grades.as_ref(),
+        options: opts,
     };
-    let contents = [
-        csv::standings(&standings)?,
-        markdown::standings(&standings),
-        csv::crosstable(&standings)?,
-        markdown::crosstable(&standings),
-        crate::standings::ratings::los_csv(&ratings),
-        html::render(&report),
-    ];
-    for (name, text) in FILES.iter().zip(contents) {
-        let path = dir.join(name);
+    let mut files = Vec::new();
+    for exporter in EXPORTERS.iter().filter(|e| e.applies(&ctx)) {
+        let path = dir.join(exporter.file_name());
+        let text = exporter
+            .render(&ctx)
+            .with_context(|| format!("cannot render `{}`", path.display()))?;
         std::fs::write(&path, text)
             .with_context(|| format!("cannot write `{}`", path.display()))?;
+        files.push(exporter.file_name().to_string());
     }
-    Ok(standings)
+    Ok(Written {
+        standings,
+        grades,
+        files,
+    })
 }
 
 /// The HTML report's title and configuration from a `tournament.json`: its scalar settings,
