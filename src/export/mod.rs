@@ -184,3 +184,111 @@ fn elo(x: f64) -> String {
         text
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::GameKind;
+    use crate::results::games::{GameRecord, GameResult};
+    use crate::standings::grades::Rule;
+
+    fn games() -> GameTable {
+        let game = |id, a: &str, b: &str, result| GameRecord {
+            game_id: id,
+            ..GameRecord::for_test(GameKind::Othello, a, b, result)
+        };
+        GameTable::from_records(&[
+            game(1, "cand", "ref", GameResult::A),
+            game(2, "ref", "cand", GameResult::Draw),
+            game(3, "other", "ref", GameResult::B),
+            game(4, "ref", "other", GameResult::Draw),
+        ])
+    }
+
+    fn read(dir: &Path, name: &str) -> String {
+        std::fs::read_to_string(dir.join(name)).unwrap()
+    }
+
+    #[test]
+    fn a_round_robin_writes_every_file_but_the_grades() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = games();
+        let written = write_all(dir.path(), &games, &ReportOptions::default()).unwrap();
+        let expected = [
+            "standings.csv",
+            "standings.md",
+            "crosstable.csv",
+            "crosstable.md",
+            "los.csv",
+            "report.html",
+        ];
+        assert_eq!(written.files, expected);
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        on_disk.sort();
+        let mut sorted = expected.map(String::from).to_vec();
+        sorted.sort();
+        assert_eq!(on_disk, sorted);
+        assert!(written.grades.is_none());
+        let s = &written.standings;
+        assert!(s.rated);
+        assert_eq!(
+            read(dir.path(), "standings.csv"),
+            csv::standings(s).unwrap()
+        );
+        assert_eq!(read(dir.path(), "crosstable.md"), markdown::crosstable(s));
+        let (_, ratings) = rated_standings(&games, None).unwrap();
+        assert_eq!(read(dir.path(), "los.csv"), los::los_csv(&ratings).unwrap());
+        assert!(read(dir.path(), "report.html").starts_with("<!DOCTYPE html>"));
+    }
+
+    #[test]
+    fn a_gauntlet_also_writes_its_grades() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = ReportOptions {
+            gauntlet: Some(Gauntlet {
+                references: vec!["ref".into()],
+                candidates: vec!["cand".into(), "other".into()],
+                never_ran: vec![("broken".into(), "`build` failed".into())],
+                rule: Rule::BeatAll,
+            }),
+            ..ReportOptions::default()
+        };
+        let written = write_all(dir.path(), &games(), &opts).unwrap();
+        assert_eq!(written.files[6..], ["grades.csv", "grades.md"]);
+        let grades = written.grades.unwrap();
+        let verdicts: Vec<_> = grades
+            .rows
+            .iter()
+            .map(|r| (r.candidate.as_str(), r.word()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [("broken", "fail"), ("cand", "pass"), ("other", "fail")]
+        );
+        assert_eq!(read(dir.path(), "grades.csv"), grades::csv(&grades));
+        assert_eq!(read(dir.path(), "grades.md"), grades::markdown(&grades));
+    }
+
+    #[test]
+    fn an_unknown_anchor_fails_before_any_file_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = ReportOptions {
+            anchor: Some("zed".into()),
+            ..ReportOptions::default()
+        };
+        let err = write_all(dir.path(), &games(), &opts).unwrap_err();
+        assert_eq!(err.to_string(), "unknown anchor `zed`: it played no game");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn every_exporter_has_its_own_file_name() {
+        let mut names: Vec<&str> = EXPORTERS.iter().map(|e| e.file_name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), EXPORTERS.len());
+    }
+}
