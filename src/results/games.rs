@@ -1,4 +1,5 @@
-//! One finished game as a row of `games.csv`, and reading and appending that file.
+//! One finished game as a row of `games.csv`, and reading and appending that file: as owned
+//! records, or as a compact table of games whose bot names are interned once.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -191,18 +192,21 @@ impl GameTable {
 
     /// Adds one game at the end.
     pub fn push(&mut self, r: &GameRecord) {
-        let game = Game {
+        self.push_row(&Row {
+            run: &r.run,
+            round: r.round,
             game_id: r.game_id,
+            game: r.game,
+            bot_a: &r.bot_a,
+            bot_b: &r.bot_b,
             score_a: r.score_a,
             score_b: r.score_b,
-            bot_a: self.names.intern(&r.bot_a),
-            bot_b: self.names.intern(&r.bot_b),
-            game: r.game,
             result: r.result,
             reason: r.reason,
             culprit: r.culprit,
-        };
-        self.games.push(game);
+            plies: r.plies,
+            duration_ms: r.duration_ms,
+        });
     }
 
     fn push_row(&mut self, r: &Row<'_>) {
