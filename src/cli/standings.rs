@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use crate::export;
-use crate::results::games::{read_games, GameRecord};
+use crate::results::games::{read_table, Game};
 use crate::tournament::file::TournamentFile;
 
 #[derive(Debug, Args)]
@@ -28,7 +28,7 @@ pub struct StandingsArgs {
 
 /// Prints the tables of the games in the CSVs, and writes every output with `--out`.
 pub fn run(args: StandingsArgs) -> Result<()> {
-    let games = read_games(&args.csv)?;
+    let games = read_table(&args.csv)?;
     if let Some(first) = games.first() {
         if let Some(other) = games.iter().find(|g| g.game != first.game) {
             bail!(
@@ -42,7 +42,7 @@ pub fn run(args: StandingsArgs) -> Result<()> {
         Some(dir) => {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create `{}`", dir.display()))?;
-            export::write_all(dir, &games, &report_options(&args, &games, dir))?
+            export::write_all(dir, &games, &report_options(&args, &games, dir))?.standings
         }
         None => export::rated_standings(&games, args.anchor.as_deref())?.0,
     };
@@ -56,7 +56,7 @@ pub fn run(args: StandingsArgs) -> Result<()> {
 
 /// The HTML report's title, configuration and replay links: a single tournament's own
 /// description when its `tournament.json` is beside the CSV.
-fn report_options(args: &StandingsArgs, games: &[GameRecord], out: &Path) -> export::ReportOptions {
+fn report_options(args: &StandingsArgs, games: &[Game], out: &Path) -> export::ReportOptions {
     let game = games.first().map_or("no games", |g| g.game.name());
     let single = match args.csv.as_slice() {
         [csv] => csv.parent().map(|d| d.to_path_buf()),
@@ -82,5 +82,6 @@ fn report_options(args: &StandingsArgs, games: &[GameRecord], out: &Path) -> exp
         title,
         config,
         replays,
+        gauntlet: None,
     }
 }

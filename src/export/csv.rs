@@ -2,7 +2,34 @@
 
 use anyhow::Result;
 
+use super::{ExportContext, Exporter};
 use crate::standings::Standings;
+
+/// Writes `standings.csv`.
+pub struct StandingsCsv;
+
+impl Exporter for StandingsCsv {
+    fn file_name(&self) -> &str {
+        "standings.csv"
+    }
+
+    fn render(&self, ctx: &ExportContext<'_>) -> Result<String> {
+        standings(ctx.standings)
+    }
+}
+
+/// Writes `crosstable.csv`.
+pub struct CrosstableCsv;
+
+impl Exporter for CrosstableCsv {
+    fn file_name(&self) -> &str {
+        "crosstable.csv"
+    }
+
+    fn render(&self, ctx: &ExportContext<'_>) -> Result<String> {
+        crosstable(ctx.standings)
+    }
+}
 
 /// The columns of `standings.csv`.
 pub const STANDINGS_HEADER: [&str; 15] = [
@@ -77,7 +104,8 @@ pub fn crosstable(s: &Standings) -> Result<String> {
     finish(w)
 }
 
-fn finish(w: ::csv::Writer<Vec<u8>>) -> Result<String> {
+/// The written CSV as text.
+pub(crate) fn finish(w: ::csv::Writer<Vec<u8>>) -> Result<String> {
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
     Ok(String::from_utf8(bytes)?)
 }

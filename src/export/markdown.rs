@@ -1,12 +1,35 @@
 //! The standings and cross-table as Markdown tables, padded so they read well as plain text.
 
+use anyhow::Result;
+
+use super::table::{escape, table, Align};
+use super::{ExportContext, Exporter};
 use crate::standings::Standings;
 
-/// Column alignment in a Markdown table.
-#[derive(Clone, Copy)]
-pub(crate) enum Align {
-    Left,
-    Right,
+/// Writes `standings.md`.
+pub struct StandingsMarkdown;
+
+impl Exporter for StandingsMarkdown {
+    fn file_name(&self) -> &str {
+        "standings.md"
+    }
+
+    fn render(&self, ctx: &ExportContext<'_>) -> Result<String> {
+        Ok(standings(ctx.standings))
+    }
+}
+
+/// Writes `crosstable.md`.
+pub struct CrosstableMarkdown;
+
+impl Exporter for CrosstableMarkdown {
+    fn file_name(&self) -> &str {
+        "crosstable.md"
+    }
+
+    fn render(&self, ctx: &ExportContext<'_>) -> Result<String> {
+        Ok(crosstable(ctx.standings))
+    }
 }
 
 /// `standings.md`: the standings table.
@@ -111,49 +134,6 @@ pub fn crosstable(s: &Standings) -> String {
         })
         .collect();
     table(header, &align, rows)
-}
-
-/// A bot name (or any text) as Markdown table cell text.
-pub(crate) fn escape(name: &str) -> String {
-    name.replace('|', "\\|")
-}
-
-/// A Markdown table padded to read well as plain text.
-pub(crate) fn table(header: Vec<String>, align: &[Align], rows: Vec<Vec<String>>) -> String {
-    let width = |i: usize| {
-        rows.iter()
-            .map(|r| r[i].chars().count())
-            .chain([header[i].chars().count(), 3])
-            .max()
-            .unwrap_or(3)
-    };
-    let widths: Vec<usize> = (0..header.len()).map(width).collect();
-    let line = |cells: &[String]| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .zip(align)
-            .map(|((c, &w), a)| match a {
-                Align::Left => format!("{c:<w$}"),
-                Align::Right => format!("{c:>w$}"),
-            })
-            .collect();
-        format!("| {} |\n", padded.join(" | "))
-    };
-    let mut out = line(&header);
-    let rules: Vec<String> = widths
-        .iter()
-        .zip(align)
-        .map(|(&w, a)| match a {
-            Align::Left => format!(":{}", "-".repeat(w - 1)),
-            Align::Right => format!("{}:", "-".repeat(w - 1)),
-        })
-        .collect();
-    out.push_str(&format!("| {} |\n", rules.join(" | ")));
-    for r in &rows {
-        out.push_str(&line(r));
-    }
-    out
 }
 
 #[cfg(test)]

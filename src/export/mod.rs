@@ -1,25 +1,22 @@
-//! Writes the standings and the cross-table as CSV and Markdown files.
+//! Every file written from the games (standings, cross-table, LOS, report, grades), registered
+//! in one list of exporters that [`write_all`] walks.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::results::games::{Culprit, GameRecord};
+use crate::results::games::GameTable;
+use crate::standings::grades::{Gauntlet, Grades};
+use crate::standings::ratings::Ratings;
 use crate::standings::{Standing, Standings};
 
 pub mod csv;
+pub mod grades;
 pub mod html;
+pub mod los;
 pub mod markdown;
-
-/// The files [`write_all`] writes, relative to the output directory.
-pub const FILES: [&str; 6] = [
-    "standings.csv",
-    "standings.md",
-    "crosstable.csv",
-    "crosstable.md",
-    "los.csv",
-    "report.html",
-];
+pub mod report;
+pub(crate) mod table;
 
 /// What the reports need besides the games.
 #[derive(Debug, Clone, Default)]
@@ -32,64 +29,100 @@ pub struct ReportOptions {
     pub config: Vec<(String, String)>,
     /// Whether `replays/<game_id>.jsonl` sit next to the reports, for links.
     pub replays: bool,
+    /// For a gauntlet, what to grade: then `grades.csv` and `grades.md` are written too.
+    pub gauntlet: Option<Gauntlet>,
 }
 
+/// Everything an exporter renders from: the games and what is computed from them once.
+pub struct ExportContext<'a> {
+    pub games: &'a GameTable,
+    /// The standings, rated.
+    pub standings: &'a Standings,
+    pub ratings: &'a Ratings,
+    /// The grades, for a gauntlet.
+    pub grades: Option<&'a Grades>,
+    pub options: &'a ReportOptions,
+}
+
+/// One output file: its name in the output directory and how to render it.
+pub trait Exporter: Sync {
+    /// The file's name, relative to the output directory.
+    fn file_name(&self) -> &str;
+
+    /// Whether this output has the file at all (the grades exist only for a gauntlet).
+    fn applies(&self, _ctx: &ExportContext<'_>) -> bool {
+        true
+    }
+
+    /// The file's contents; the same context always gives the same bytes.
+    fn render(&self, ctx: &ExportContext<'_>) -> Result<String>;
+}
+
+/// Every file [`write_all`] can write, in the order it writes them.
+pub static EXPORTERS: &[&dyn Exporter] = &[
+    &csv::StandingsCsv,
+    &markdown::StandingsMarkdown,
+    &csv::CrosstableCsv,
+    &markdown::CrosstableMarkdown,
+    &los::LosCsv,
+    &report::HtmlReportFile,
+    &grades::GradesCsv,
+    &grades::GradesMarkdown,
+];
+
 /// The standings of `games` with their ratings, anchored at `anchor` (or the average).
-pub fn rated_standings(
-    games: &[GameRecord],
-    anchor: Option<&str>,
-) -> Result<(Standings, crate::standings::ratings::Ratings)> {
-    let mut standings = crate::standings::compute(games);
+pub fn rated_standings(games: &GameTable, anchor: Option<&str>) -> Result<(Standings, Ratings)> {
+    let mut standings = crate::standings::tabulate(games);
     let options = crate::standings::ratings::RatingOptions {
         anchor: anchor.map(str::to_string),
     };
-    let ratings =
-        crate::standings::ratings::fit(games, &options).map_err(|e| anyhow::anyhow!(e))?;
+    let ratings = crate::standings::ratings::fit(games, &options)?;
     crate::standings::rate(&mut standings, &ratings);
     Ok((standings, ratings))
 }
 
-/// Computes standings and ratings of `games` and writes every table, `los.csv` and
-/// `report.html` into `dir`. The same games and options always give the same bytes.
-pub fn write_all(dir: &Path, games: &[GameRecord], opts: &ReportOptions) -> Result<Standings> {
+/// What [`write_all`] computed, for printing.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The rated standings.
+    pub standings: Standings,
+    /// The grades, for a gauntlet.
+    pub grades: Option<Grades>,
+    /// The files written, relative to the output directory, in order.
+    pub files: Vec<String>,
+}
+
+/// Computes standings, ratings and (for a gauntlet) grades of `games`, and writes every file
+/// of [`EXPORTERS`] that applies into `dir`. The same games and options always give the
+/// same bytes.
+pub fn write_all(dir: &Path, games: &GameTable, opts: &ReportOptions) -> Result<Written> {
     let (standings, ratings) = rated_standings(games, opts.anchor.as_deref())?;
-    let mut failures = Vec::new();
-    for g in games {
-        let culprits = match g.culprit {
-            Culprit::Nobody => vec![],
-            Culprit::A => vec![&g.bot_a],
-            Culprit::B => vec![&g.bot_b],
-            Culprit::Both => vec![&g.bot_a, &g.bot_b],
-        };
-        failures.extend(culprits.into_iter().map(|bot| html::Failure {
-            bot: bot.clone(),
-            game_id: g.game_id,
-            reason: g.reason,
-        }));
-    }
-    let report = html::HtmlReport {
-        title: opts.title.clone(),
-        config: opts.config.clone(),
+    let grades = opts
+        .gauntlet
+        .as_ref()
+        .map(|g| crate::standings::grades::compute(games, g));
+    let ctx = ExportContext {
+        games,
         standings: &standings,
-        ratings: Some(standings.rows.iter().map(|r| r.elo).collect()),
-        first_move_elo: standings.first_move.map(|f| f.0),
-        failures,
-        replays: opts.replays,
+        ratings: &ratings,
+        grades: grades.as_ref(),
+        options: opts,
     };
-    let contents = [
-        csv::standings(&standings)?,
-        markdown::standings(&standings),
-        csv::crosstable(&standings)?,
-        markdown::crosstable(&standings),
-        crate::standings::ratings::los_csv(&ratings),
-        html::render(&report),
-    ];
-    for (name, text) in FILES.iter().zip(contents) {
-        let path = dir.join(name);
+    let mut files = Vec::new();
+    for exporter in EXPORTERS.iter().filter(|e| e.applies(&ctx)) {
+        let path = dir.join(exporter.file_name());
+        let text = exporter
+            .render(&ctx)
+            .with_context(|| format!("cannot render `{}`", path.display()))?;
         std::fs::write(&path, text)
             .with_context(|| format!("cannot write `{}`", path.display()))?;
+        files.push(exporter.file_name().to_string());
     }
-    Ok(standings)
+    Ok(Written {
+        standings,
+        grades,
+        files,
+    })
 }
 
 /// A standings row's cells, in the column order of both standings files (without ratings).
@@ -117,5 +150,113 @@ fn elo(x: f64) -> String {
         "0.0".to_string()
     } else {
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::GameKind;
+    use crate::results::games::{GameRecord, GameResult};
+    use crate::standings::grades::Rule;
+
+    fn games() -> GameTable {
+        let game = |id, a: &str, b: &str, result| GameRecord {
+            game_id: id,
+            ..GameRecord::for_test(GameKind::Othello, a, b, result)
+        };
+        GameTable::from_records(&[
+            game(1, "cand", "ref", GameResult::A),
+            game(2, "ref", "cand", GameResult::Draw),
+            game(3, "other", "ref", GameResult::B),
+            game(4, "ref", "other", GameResult::Draw),
+        ])
+    }
+
+    fn read(dir: &Path, name: &str) -> String {
+        std::fs::read_to_string(dir.join(name)).unwrap()
+    }
+
+    #[test]
+    fn a_round_robin_writes_every_file_but_the_grades() {
+        let dir = tempfile::tempdir().unwrap();
+        let games = games();
+        let written = write_all(dir.path(), &games, &ReportOptions::default()).unwrap();
+        let expected = [
+            "standings.csv",
+            "standings.md",
+            "crosstable.csv",
+            "crosstable.md",
+            "los.csv",
+            "report.html",
+        ];
+        assert_eq!(written.files, expected);
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        on_disk.sort();
+        let mut sorted = expected.map(String::from).to_vec();
+        sorted.sort();
+        assert_eq!(on_disk, sorted);
+        assert!(written.grades.is_none());
+        let s = &written.standings;
+        assert!(s.rated);
+        assert_eq!(
+            read(dir.path(), "standings.csv"),
+            csv::standings(s).unwrap()
+        );
+        assert_eq!(read(dir.path(), "crosstable.md"), markdown::crosstable(s));
+        let (_, ratings) = rated_standings(&games, None).unwrap();
+        assert_eq!(read(dir.path(), "los.csv"), los::los_csv(&ratings).unwrap());
+        assert!(read(dir.path(), "report.html").starts_with("<!DOCTYPE html>"));
+    }
+
+    #[test]
+    fn a_gauntlet_also_writes_its_grades() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = ReportOptions {
+            gauntlet: Some(Gauntlet {
+                references: vec!["ref".into()],
+                candidates: vec!["cand".into(), "other".into()],
+                never_ran: vec![("broken".into(), "`build` failed".into())],
+                rule: Rule::BeatAll,
+            }),
+            ..ReportOptions::default()
+        };
+        let written = write_all(dir.path(), &games(), &opts).unwrap();
+        assert_eq!(written.files[6..], ["grades.csv", "grades.md"]);
+        let grades = written.grades.unwrap();
+        let verdicts: Vec<_> = grades
+            .rows
+            .iter()
+            .map(|r| (r.candidate.as_str(), r.word()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [("broken", "fail"), ("cand", "pass"), ("other", "fail")]
+        );
+        assert_eq!(read(dir.path(), "grades.csv"), grades::csv(&grades));
+        assert_eq!(read(dir.path(), "grades.md"), grades::markdown(&grades));
+    }
+
+    #[test]
+    fn an_unknown_anchor_fails_before_any_file_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = ReportOptions {
+            anchor: Some("zed".into()),
+            ..ReportOptions::default()
+        };
+        let err = write_all(dir.path(), &games(), &opts).unwrap_err();
+        assert_eq!(err.to_string(), "unknown anchor `zed`: it played no game");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn every_exporter_has_its_own_file_name() {
+        let mut names: Vec<&str> = EXPORTERS.iter().map(|e| e.file_name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), EXPORTERS.len());
     }
 }

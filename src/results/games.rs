@@ -1,5 +1,7 @@
-//! One finished game as a row of `games.csv`, and reading and appending that file.
+//! One finished game as a row of `games.csv`, and reading and appending that file: as owned
+//! records, or as a compact table of games whose bot names are interned once.
 
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -107,45 +109,303 @@ impl GameRecord {
     }
 }
 
-/// Reads one or more games CSVs, in order. Errors name the file and line.
+/// Bot names, each stored once; a bot's id is its index in order of first appearance.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Names {
+    names: Vec<Box<str>>,
+    ids: HashMap<Box<str>, u32>,
+}
+
+impl Names {
+    /// The id of `name`, adding it if it is new.
+    pub fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = u32::try_from(self.names.len()).expect("fewer than 2^32 bots");
+        self.names.push(name.into());
+        self.ids.insert(name.into(), id);
+        id
+    }
+
+    /// The id of `name`, if some game names it.
+    pub fn id(&self, name: &str) -> Option<u32> {
+        self.ids.get(name).copied()
+    }
+
+    /// The name of bot `id`.
+    pub fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+
+    /// How many bots there are.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether there are no bots.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Every id, ordered by name.
+    pub fn by_name(&self) -> Vec<u32> {
+        let mut ids: Vec<u32> = (0..self.names.len() as u32).collect();
+        ids.sort_unstable_by(|&x, &y| self.name(x).cmp(self.name(y)));
+        ids
+    }
+}
+
+/// One game of a [`GameTable`]: what the standings, ratings, grades and reports use of a
+/// [`GameRecord`], with the bots as ids into the table's [`Names`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Game {
+    pub game_id: u64,
+    pub score_a: i64,
+    pub score_b: i64,
+    /// Seat 1 (moving first) and seat 2, as ids.
+    pub bot_a: u32,
+    pub bot_b: u32,
+    pub game: GameKind,
+    pub result: GameResult,
+    pub reason: Reason,
+    pub culprit: Culprit,
+}
+
+/// Games with their bot names interned: a compact, read-only view of `games.csv` that
+/// dereferences to its games, in file order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameTable {
+    pub names: Names,
+    pub games: Vec<Game>,
+}
+
+impl GameTable {
+    /// The table of `records`, in their order.
+    pub fn from_records(records: &[GameRecord]) -> GameTable {
+        let mut table = GameTable::default();
+        for r in records {
+            table.push(r);
+        }
+        table
+    }
+
+    /// Adds one game at the end.
+    pub fn push(&mut self, r: &GameRecord) {
+        self.push_row(&Row {
+            run: &r.run,
+            round: r.round,
+            game_id: r.game_id,
+            game: r.game,
+            bot_a: &r.bot_a,
+            bot_b: &r.bot_b,
+            score_a: r.score_a,
+            score_b: r.score_b,
+            result: r.result,
+            reason: r.reason,
+            culprit: r.culprit,
+            plies: r.plies,
+            duration_ms: r.duration_ms,
+        });
+    }
+
+    fn push_row(&mut self, r: &Row<'_>) {
+        let game = Game {
+            game_id: r.game_id,
+            score_a: r.score_a,
+            score_b: r.score_b,
+            bot_a: self.names.intern(r.bot_a),
+            bot_b: self.names.intern(r.bot_b),
+            game: r.game,
+            result: r.result,
+            reason: r.reason,
+            culprit: r.culprit,
+        };
+        self.games.push(game);
+    }
+
+    /// The name of bot `id`.
+    pub fn name(&self, id: u32) -> &str {
+        self.names.name(id)
+    }
+}
+
+impl std::ops::Deref for GameTable {
+    type Target = [Game];
+
+    fn deref(&self) -> &[Game] {
+        &self.games
+    }
+}
+
+impl From<&[GameRecord]> for GameTable {
+    fn from(records: &[GameRecord]) -> GameTable {
+        GameTable::from_records(records)
+    }
+}
+
+/// Reads one or more games CSVs, in order, as owned records. Errors name the file and line.
 pub fn read_games(paths: &[PathBuf]) -> Result<Vec<GameRecord>> {
     let mut games = Vec::new();
     for path in paths {
-        games.extend(read_games_file(path)?);
+        read_rows(path, |row| games.push(row.to_record()))?;
     }
     Ok(games)
 }
 
-fn read_games_file(path: &Path) -> Result<Vec<GameRecord>> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot open `{}`", path.display()))?;
-    let complete = complete_lines(&bytes);
-    if complete < bytes.len() {
-        let line = bytes[..complete].iter().filter(|&&b| b == b'\n').count() + 1;
-        eprintln!(
-            "warning: `{}`: ignoring the torn last line {line} (the run was interrupted while writing it)",
-            path.display()
-        );
+/// Reads one or more games CSVs, in order, into a [`GameTable`]: each bot name is stored
+/// once, and a row costs no allocation. Errors name the file and line.
+pub fn read_table(paths: &[PathBuf]) -> Result<GameTable> {
+    let mut table = GameTable::default();
+    for path in paths {
+        read_rows(path, |row| table.push_row(&row))?;
     }
+    Ok(table)
+}
+
+/// One row of `games.csv`, its text fields borrowed from the reader's buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Row<'a> {
+    run: &'a str,
+    round: u32,
+    game_id: u64,
+    game: GameKind,
+    bot_a: &'a str,
+    bot_b: &'a str,
+    score_a: i64,
+    score_b: i64,
+    result: GameResult,
+    reason: Reason,
+    culprit: Culprit,
+    plies: u32,
+    duration_ms: u64,
+}
+
+impl Row<'_> {
+    fn to_record(self) -> GameRecord {
+        GameRecord {
+            run: self.run.to_string(),
+            round: self.round,
+            game_id: self.game_id,
+            game: self.game,
+            bot_a: self.bot_a.to_string(),
+            bot_b: self.bot_b.to_string(),
+            score_a: self.score_a,
+            score_b: self.score_b,
+            result: self.result,
+            reason: self.reason,
+            culprit: self.culprit,
+            plies: self.plies,
+            duration_ms: self.duration_ms,
+        }
+    }
+}
+
+/// Parses the fields of one record (already checked to have [`HEADER`]'s length); the error
+/// names the column and the value.
+fn parse_row(record: &csv::ByteRecord) -> std::result::Result<Row<'_>, String> {
+    let field = |i: usize| -> std::result::Result<&str, String> {
+        std::str::from_utf8(&record[i])
+            .map_err(|_| format!("column `{}` is not valid UTF-8", HEADER[i]))
+    };
+    fn number<T: std::str::FromStr>(text: &str, i: usize) -> std::result::Result<T, String> {
+        text.parse()
+            .map_err(|_| format!("column `{}`: `{text}` is not a valid number", HEADER[i]))
+    }
+    fn choice<T: Copy>(
+        text: &str,
+        i: usize,
+        options: &[(&str, T)],
+    ) -> std::result::Result<T, String> {
+        match options.iter().find(|(name, _)| *name == text) {
+            Some(&(_, value)) => Ok(value),
+            None => {
+                let names: Vec<String> = options.iter().map(|(n, _)| format!("`{n}`")).collect();
+                Err(format!(
+                    "column `{}`: unknown value `{text}` (expected one of {})",
+                    HEADER[i],
+                    names.join(", ")
+                ))
+            }
+        }
+    }
+    let kinds: Vec<(&str, GameKind)> = <GameKind as clap::ValueEnum>::value_variants()
+        .iter()
+        .map(|&k| (k.name(), k))
+        .collect();
+    Ok(Row {
+        run: field(0)?,
+        round: number(field(1)?, 1)?,
+        game_id: number(field(2)?, 2)?,
+        game: choice(field(3)?, 3, &kinds)?,
+        bot_a: field(4)?,
+        bot_b: field(5)?,
+        score_a: number(field(6)?, 6)?,
+        score_b: number(field(7)?, 7)?,
+        result: choice(
+            field(8)?,
+            8,
+            &[
+                ("a", GameResult::A),
+                ("b", GameResult::B),
+                ("draw", GameResult::Draw),
+            ],
+        )?,
+        reason: choice(
+            field(9)?,
+            9,
+            &[
+                ("normal", Reason::Normal),
+                ("timeout", Reason::Timeout),
+                ("illegal", Reason::Illegal),
+                ("crash", Reason::Crash),
+            ],
+        )?,
+        culprit: choice(
+            field(10)?,
+            10,
+            &[
+                ("", Culprit::Nobody),
+                ("a", Culprit::A),
+                ("b", Culprit::B),
+                ("both", Culprit::Both),
+            ],
+        )?,
+        plies: number(field(11)?, 11)?,
+        duration_ms: number(field(12)?, 12)?,
+    })
+}
+
+/// Streams the rows of one games CSV to `each`, reusing one record buffer; a torn last line
+/// is ignored with a warning.
+fn read_rows(path: &Path, mut each: impl FnMut(Row<'_>)) -> Result<()> {
+    let mut file = File::open(path).with_context(|| format!("cannot open `{}`", path.display()))?;
+    let complete =
+        complete_length(&mut file).with_context(|| format!("cannot read `{}`", path.display()))?;
+    let torn = file
+        .metadata()
+        .with_context(|| format!("cannot read `{}`", path.display()))?
+        .len()
+        > complete;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
-        .from_reader(&bytes[..complete]);
+        .buffer_capacity(1 << 16)
+        .from_reader(std::io::Read::take(file, complete));
     let header = reader
-        .headers()
-        .with_context(|| format!("`{}`: cannot read the header line", path.display()))?
-        .clone();
-    if header.iter().ne(HEADER.iter().copied()) {
+        .byte_headers()
+        .with_context(|| format!("`{}`: cannot read the header line", path.display()))?;
+    if header.iter().ne(HEADER.iter().map(|h| h.as_bytes())) {
         bail!(
             "`{}`: line 1: the header is not a games CSV header (expected `{}`)",
             path.display(),
             HEADER.join(",")
         );
     }
-    let mut games = Vec::new();
-    for row in reader.deserialize::<GameRecord>() {
-        let record = row.map_err(|e| {
+    let mut record = csv::ByteRecord::new();
+    loop {
+        let more = reader.read_byte_record(&mut record).map_err(|e| {
             let line = e.position().map(|p| p.line()).unwrap_or(0);
             let what = match e.kind() {
-                csv::ErrorKind::Deserialize { err, .. } => err.to_string(),
                 csv::ErrorKind::UnequalLengths {
                     expected_len, len, ..
                 } => format!("{len} fields where the header has {expected_len}"),
@@ -153,9 +413,43 @@ fn read_games_file(path: &Path) -> Result<Vec<GameRecord>> {
             };
             anyhow::anyhow!("`{}`: line {line}: {what}", path.display())
         })?;
-        games.push(record);
+        if !more {
+            break;
+        }
+        let row = parse_row(&record).map_err(|what| {
+            let line = record.position().map_or(0, |p| p.line());
+            anyhow::anyhow!("`{}`: line {line}: {what}", path.display())
+        })?;
+        each(row);
     }
-    Ok(games)
+    if torn {
+        eprintln!(
+            "warning: `{}`: ignoring the torn last line {} (the run was interrupted while writing it)",
+            path.display(),
+            reader.position().line()
+        );
+    }
+    Ok(())
+}
+
+/// The length of the file up to and including its last newline, read from its end.
+fn complete_length(file: &mut File) -> std::io::Result<u64> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut end = file.metadata()?.len();
+    let mut chunk = vec![0u8; 1 << 16];
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let piece = &mut chunk[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(piece)?;
+        if let Some(i) = piece.iter().rposition(|&b| b == b'\n') {
+            file.seek(SeekFrom::Start(0))?;
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    file.seek(SeekFrom::Start(0))?;
+    Ok(0)
 }
 
 /// The length of `bytes` up to and including its last newline: rows are written whole, each
@@ -223,89 +517,5 @@ impl GamesWriter {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample() -> GameRecord {
-        GameRecord {
-            run: "r1".into(),
-            round: 1,
-            game_id: 3,
-            game: GameKind::Morra,
-            bot_a: "Quinn, and Valor".into(),
-            bot_b: "Historian".into(),
-            score_a: 170,
-            score_b: 158,
-            result: GameResult::A,
-            reason: Reason::Timeout,
-            culprit: Culprit::B,
-            plies: 12,
-            duration_ms: 40,
-        }
-    }
-
-    #[test]
-    fn rows_round_trip_through_the_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("games.csv");
-        let mut writer = GamesWriter::create(&path).unwrap();
-        let mut second = sample();
-        second.culprit = Culprit::Nobody;
-        second.reason = Reason::Normal;
-        writer.append(&sample()).unwrap();
-        writer.append(&second).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(
-            text.lines().nth(1).unwrap(),
-            "r1,1,3,morra,\"Quinn, and Valor\",Historian,170,158,a,timeout,b,12,40"
-        );
-        assert_eq!(text.lines().nth(2).unwrap().split(',').nth(11), Some(""));
-        assert_eq!(read_games(&[path]).unwrap(), vec![sample(), second]);
-    }
-
-    #[test]
-    fn a_torn_last_line_is_ignored_and_cut_before_appending() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("games.csv");
-        let mut writer = GamesWriter::create(&path).unwrap();
-        writer.append(&sample()).unwrap();
-        drop(writer);
-        // A controller killed in the middle of a row.
-        let mut text = std::fs::read_to_string(&path).unwrap();
-        text.push_str("r1,1,4,morra,x,y,1");
-        std::fs::write(&path, &text).unwrap();
-        assert_eq!(
-            read_games(std::slice::from_ref(&path)).unwrap(),
-            vec![sample()]
-        );
-
-        let mut writer = GamesWriter::reopen(&path).unwrap();
-        let mut next = sample();
-        next.game_id = 4;
-        writer.append(&next).unwrap();
-        assert_eq!(read_games(&[path]).unwrap(), vec![sample(), next]);
-    }
-
-    #[test]
-    fn a_bad_row_names_the_file_and_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("games.csv");
-        std::fs::write(
-            &path,
-            format!(
-                "{}\nr,1,1,morra,x,y,1,2,a,normal,,5,9\nr,1,2,morra,x,y,1,2,maybe,normal,,5,9\n",
-                HEADER.join(",")
-            ),
-        )
-        .unwrap();
-        let err = read_games(std::slice::from_ref(&path))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("games.csv`: line 3"), "{err}");
-        assert!(err.contains("maybe"), "{err}");
-
-        std::fs::write(&path, "a,b,c\n").unwrap();
-        let err = read_games(&[path]).unwrap_err().to_string();
-        assert!(err.contains("line 1: the header"), "{err}");
-    }
-}
+#[path = "games_tests.rs"]
+mod tests;

@@ -43,13 +43,12 @@
 //! A candidate that never ran has every column between `grade` and `reason` empty.
 //! `grades.md` shows the same as a table that reads well as plain text.
 
-use crate::export::markdown::{escape, table, Align};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
 use crate::game::GameKind;
-use crate::results::games::{GameRecord, GameResult};
+use crate::results::games::{GameResult, GameTable};
 use crate::standings::{Record, DRAW_POINTS, WIN_POINTS};
 
 /// What a candidate must achieve against the references to pass.
@@ -78,37 +77,61 @@ impl Rule {
     }
 }
 
+/// Why a `--pass` rule does not parse; each names the rule as written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// Not one of the rules.
+    #[error("unknown rule `{rule}` (expected `beat-all`, `min-score:P` or `min-points:N`)")]
+    Unknown { rule: String },
+    /// A rule that takes a value was given none.
+    #[error("`{rule}` needs a value, such as `{rule}:{example}`")]
+    MissingValue { rule: String, example: &'static str },
+    /// `beat-all` was given a value.
+    #[error("`{rule}`: `beat-all` takes no value")]
+    UnexpectedValue { rule: String },
+    /// The value is not a whole number.
+    #[error("`{rule}`: `{value}` is not a whole number")]
+    NotANumber { rule: String, value: String },
+    /// A percentage above 100.
+    #[error("`{rule}`: the percentage must be from 0 to 100, not {percent}")]
+    PercentOutOfRange { rule: String, percent: u32 },
+}
+
 impl FromStr for Rule {
-    type Err = String;
+    type Err = RuleError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let rule = || s.to_string();
         let (name, value) = match s.split_once(':') {
             Some((name, value)) => (name, Some(value)),
             None => (s, None),
         };
-        let number = |what: &str| -> Result<u32, String> {
+        let number = |example: &'static str| -> Result<u32, RuleError> {
             let Some(value) = value else {
-                return Err(format!("`{s}` needs a value, such as `{s}:{what}`"));
+                return Err(RuleError::MissingValue {
+                    rule: rule(),
+                    example,
+                });
             };
-            value
-                .parse::<u32>()
-                .map_err(|_| format!("`{s}`: `{value}` is not a whole number"))
+            value.parse::<u32>().map_err(|_| RuleError::NotANumber {
+                rule: rule(),
+                value: value.to_string(),
+            })
         };
         // `beat all` and `beat_all` mean `beat-all`.
         let name = name.trim().to_ascii_lowercase().replace([' ', '_'], "-");
         match name.as_str() {
             "beat-all" if value.is_none() => Ok(Rule::BeatAll),
-            "beat-all" => Err(format!("`{s}`: `beat-all` takes no value")),
+            "beat-all" => Err(RuleError::UnexpectedValue { rule: rule() }),
             "min-score" => match number("60")? {
                 p @ 0..=100 => Ok(Rule::MinScore(p)),
-                p => Err(format!(
-                    "`{s}`: the percentage must be from 0 to 100, not {p}"
-                )),
+                p => Err(RuleError::PercentOutOfRange {
+                    rule: rule(),
+                    percent: p,
+                }),
             },
             "min-points" => Ok(Rule::MinPoints(number("10")?)),
-            _ => Err(format!(
-                "unknown rule `{s}` (expected `beat-all`, `min-score:P` or `min-points:N`)"
-            )),
+            _ => Err(RuleError::Unknown { rule: rule() }),
         }
     }
 }
@@ -179,6 +202,15 @@ impl Grade {
         WIN_POINTS * self.games()
     }
 
+    /// `pass` or `fail`.
+    pub fn word(&self) -> &'static str {
+        if self.verdict == Verdict::Pass {
+            "pass"
+        } else {
+            "fail"
+        }
+    }
+
     /// The `reason` column: empty for a pass.
     pub fn reason(&self) -> String {
         match &self.verdict {
@@ -199,17 +231,29 @@ pub struct Grades {
     pub rows: Vec<Grade>,
 }
 
-/// Grades every candidate, those in `never_ran` (name, reason) included, against `rule`.
+/// What a gauntlet is graded on: its references (in the order given), its candidates, the
+/// candidates that never ran with the reason, and the rule to pass.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Gauntlet {
+    pub references: Vec<String>,
+    pub candidates: Vec<String>,
+    /// `(name, reason)` of each candidate left out of the tournament.
+    pub never_ran: Vec<(String, String)>,
+    pub rule: Rule,
+}
+
+/// Grades every candidate of `gauntlet`, those that never ran included.
 ///
-/// Only games between a candidate and a reference count. A candidate named in `never_ran`
-/// fails as never run, whatever games it may have.
-pub fn compute(
-    games: &[GameRecord],
-    references: &[String],
-    candidates: &[String],
-    never_ran: &[(String, String)],
-    rule: Rule,
-) -> Grades {
+/// Only games between a candidate and a reference count. A candidate that never ran fails
+/// as such, whatever games it may have.
+pub fn compute(games: &GameTable, gauntlet: &Gauntlet) -> Grades {
+    let Gauntlet {
+        references,
+        candidates,
+        never_ran,
+        rule,
+    } = gauntlet;
+    let rule = *rule;
     let blank = || -> Vec<Versus> {
         references
             .iter()
@@ -219,17 +263,30 @@ pub fn compute(
             })
             .collect()
     };
-    let mut results: BTreeMap<&str, Vec<Versus>> =
-        candidates.iter().map(|c| (c.as_str(), blank())).collect();
-    for g in games {
-        let seats = [g.bot_a.as_str(), g.bot_b.as_str()];
+    // By bot id: the candidate's results, and the reference's place in `references`.
+    let n = games.names.len();
+    let mut results: Vec<Option<Vec<Versus>>> = vec![None; n];
+    let mut reference_at: Vec<Option<usize>> = vec![None; n];
+    for (i, r) in references.iter().enumerate() {
+        if let Some(id) = games.names.id(r) {
+            reference_at[id as usize].get_or_insert(i);
+        }
+    }
+    for c in candidates {
+        if let Some(id) = games.names.id(c) {
+            results[id as usize] = Some(blank());
+        }
+    }
+    for g in games.iter() {
+        let seats = [g.bot_a as usize, g.bot_b as usize];
         for seat in 0..2 {
-            let Some(versus) = results.get_mut(seats[seat]) else {
+            let Some(versus) = &mut results[seats[seat]] else {
                 continue;
             };
-            let Some(v) = versus.iter_mut().find(|v| v.reference == seats[1 - seat]) else {
+            let Some(at) = reference_at[seats[1 - seat]] else {
                 continue;
             };
+            let v = &mut versus[at];
             let record = if seat == 0 {
                 &mut v.as_first
             } else {
@@ -242,6 +299,14 @@ pub fn compute(
             }
         }
     }
+    let results: BTreeMap<&str, Vec<Versus>> = candidates
+        .iter()
+        .map(|c| {
+            let id = games.names.id(c);
+            let versus = id.and_then(|id| results[id as usize].clone());
+            (c.as_str(), versus.unwrap_or_else(blank))
+        })
+        .collect();
     let mut rows: BTreeMap<&str, Grade> = results
         .into_iter()
         .map(|(name, versus)| {
@@ -320,134 +385,18 @@ fn points(r: &Record) -> u32 {
     WIN_POINTS * r.wins + DRAW_POINTS * r.draws
 }
 
-fn wdl(r: &Record) -> String {
-    format!("{}-{}-{}", r.wins, r.draws, r.losses)
-}
-
 /// `points` as a percentage of `available`, with one decimal.
-fn percent(points: u32, available: u32) -> String {
+pub fn percent(points: u32, available: u32) -> String {
     format!("{:.1}", f64::from(points) * 100.0 / f64::from(available))
 }
 
-/// `grades.csv`: one row per candidate (see the module documentation for the columns).
-pub fn csv(g: &Grades) -> String {
-    let mut header = vec![
-        "candidate".to_string(),
-        "grade".to_string(),
-        "games".to_string(),
-        "points".to_string(),
-        "available".to_string(),
-        "percent".to_string(),
-    ];
-    for r in &g.references {
-        header.extend(["points", "first", "second"].map(|c| format!("{r}:{c}")));
-    }
-    header.push("reason".to_string());
-    // Writing into memory cannot fail, so neither can these.
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    w.write_record(&header).expect("writing to memory");
-    for row in &g.rows {
-        let mut cells = vec![row.candidate.clone(), grade_word(row).to_string()];
-        if matches!(row.verdict, Verdict::NeverRan(_)) {
-            cells.extend(std::iter::repeat_n(String::new(), header.len() - 3));
-        } else {
-            let (games, points, available) = (row.games(), row.points(), row.available());
-            cells.push(games.to_string());
-            cells.push(points.to_string());
-            cells.push(available.to_string());
-            cells.push(if games == 0 {
-                String::new()
-            } else {
-                percent(points, available)
-            });
-            for v in &row.versus {
-                cells.push(v.points().to_string());
-                cells.push(wdl(&v.as_first));
-                cells.push(wdl(&v.as_second));
-            }
-        }
-        cells.push(row.reason());
-        w.write_record(&cells).expect("writing to memory");
-    }
-    let bytes = w.into_inner().expect("writing to memory");
-    String::from_utf8(bytes).expect("the cells are strings")
-}
-
-/// `grades.md`: the rule, then a table of the candidates: grade, total points, and against
-/// each reference the points taken of those available and the record moving first and
-/// moving second (just the record for games without a first player, such as Morra).
-pub fn markdown(g: &Grades) -> String {
-    let split = g.game.is_none_or(|k| k.has_first_player());
-    let mut out = format!("Rule `{}`: {}.\n\n", g.rule, g.rule.describe());
-    out.push_str(if split {
-        "Against each reference: points taken of those available (wins-draws-losses moving \
-         first / moving second).\n\n"
-    } else {
-        "Against each reference: points taken of those available (wins-draws-losses).\n\n"
-    });
-    let mut header = vec![
-        "candidate".to_string(),
-        "grade".to_string(),
-        "points".to_string(),
-    ];
-    header.extend(g.references.iter().map(|r| escape(r)));
-    header.push("reason".to_string());
-    let mut right = vec![false, false, true];
-    right.extend(g.references.iter().map(|_| true));
-    right.push(false);
-    let rows = g
-        .rows
-        .iter()
-        .map(|row| {
-            let mut cells = vec![escape(&row.candidate), grade_word(row).to_string()];
-            if matches!(row.verdict, Verdict::NeverRan(_)) {
-                cells.extend(std::iter::repeat_n(String::new(), g.references.len() + 1));
-            } else {
-                let (points, available) = (row.points(), row.available());
-                cells.push(if available == 0 {
-                    "0 of 0".to_string()
-                } else {
-                    format!("{points} of {available} ({}%)", percent(points, available))
-                });
-                cells.extend(row.versus.iter().map(|v| {
-                    let taken = format!("{} of {}", v.points(), WIN_POINTS * v.games());
-                    if split {
-                        format!("{taken} ({} / {})", wdl(&v.as_first), wdl(&v.as_second))
-                    } else {
-                        let total = Record {
-                            wins: v.as_first.wins + v.as_second.wins,
-                            draws: v.as_first.draws + v.as_second.draws,
-                            losses: v.as_first.losses + v.as_second.losses,
-                        };
-                        format!("{taken} ({})", wdl(&total))
-                    }
-                }));
-            }
-            cells.push(escape(&row.reason()));
-            cells
-        })
-        .collect();
-    let align: Vec<Align> = right
-        .iter()
-        .map(|&r| if r { Align::Right } else { Align::Left })
-        .collect();
-    out.push_str(&table(header, &align, rows));
-    out
-}
-
-fn grade_word(row: &Grade) -> &'static str {
-    if row.verdict == Verdict::Pass {
-        "pass"
-    } else {
-        "fail"
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn game(a: &str, b: &str, result: GameResult) -> GameRecord {
+    use crate::results::games::GameRecord;
+
+    pub(crate) fn game(a: &str, b: &str, result: GameResult) -> GameRecord {
         GameRecord {
             score_a: 40,
             score_b: 24,
@@ -459,7 +408,24 @@ mod tests {
     /// alpha beats both references; bravo only splits with `greedy`; charlie loses;
     /// delta never ran. Games between candidates, between references, or with a bot that is
     /// neither, do not count.
-    fn fixture(rule: Rule) -> Grades {
+    /// The grades of `games` for a gauntlet of `references` and `candidates`.
+    pub(crate) fn graded(
+        games: &[GameRecord],
+        references: &[String],
+        candidates: &[String],
+        never_ran: &[(String, String)],
+        rule: Rule,
+    ) -> Grades {
+        let gauntlet = Gauntlet {
+            references: references.to_vec(),
+            candidates: candidates.to_vec(),
+            never_ran: never_ran.to_vec(),
+            rule,
+        };
+        compute(&GameTable::from_records(games), &gauntlet)
+    }
+
+    pub(crate) fn fixture(rule: Rule) -> Grades {
         use GameResult::{Draw, A, B};
         let games = [
             game("alpha", "greedy", A),
@@ -479,7 +445,7 @@ mod tests {
             game("stranger", "alpha", A),
         ];
         let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        compute(
+        graded(
             &games,
             &names(&["greedy", "random"]),
             &names(&["charlie", "bravo", "alpha"]),
@@ -491,37 +457,8 @@ mod tests {
     fn verdicts(g: &Grades) -> Vec<(&str, &str)> {
         g.rows
             .iter()
-            .map(|r| (r.candidate.as_str(), grade_word(r)))
+            .map(|r| (r.candidate.as_str(), r.word()))
             .collect()
-    }
-
-    #[test]
-    fn grades_csv_lists_every_candidate_by_name() {
-        let expected = "\
-candidate,grade,games,points,available,percent,greedy:points,greedy:first,greedy:second,random:points,random:first,random:second,reason
-alpha,pass,4,7,8,87.5,3,1-0-0,0-1-0,4,1-0-0,1-0-0,
-bravo,fail,4,6,8,75.0,2,1-0-0,0-0-1,4,1-0-0,1-0-0,not more than half the points against `greedy` (2 of 4)
-charlie,fail,4,2,8,25.0,0,0-0-1,0-0-1,2,0-1-0,0-1-0,\"not more than half the points against `greedy` (0 of 4), `random` (2 of 4)\"
-delta,fail,,,,,,,,,,,never ran: `build` failed (exit status: 1)
-";
-        assert_eq!(csv(&fixture(Rule::BeatAll)), expected);
-    }
-
-    #[test]
-    fn grades_md_is_a_readable_table() {
-        let expected = "\
-Rule `beat-all`: more than half the points against every reference (more points than games).
-
-Against each reference: points taken of those available (wins-draws-losses moving first / moving second).
-
-| candidate | grade |         points |                 greedy |                 random | reason                                                                     |
-| :-------- | :---- | -------------: | ---------------------: | ---------------------: | :------------------------------------------------------------------------- |
-| alpha     | pass  | 7 of 8 (87.5%) | 3 of 4 (1-0-0 / 0-1-0) | 4 of 4 (1-0-0 / 1-0-0) |                                                                            |
-| bravo     | fail  | 6 of 8 (75.0%) | 2 of 4 (1-0-0 / 0-0-1) | 4 of 4 (1-0-0 / 1-0-0) | not more than half the points against `greedy` (2 of 4)                    |
-| charlie   | fail  | 2 of 8 (25.0%) | 0 of 4 (0-0-1 / 0-0-1) | 2 of 4 (0-1-0 / 0-1-0) | not more than half the points against `greedy` (0 of 4), `random` (2 of 4) |
-| delta     | fail  |                |                        |                        | never ran: `build` failed (exit status: 1)                                 |
-";
-        assert_eq!(markdown(&fixture(Rule::BeatAll)), expected);
     }
 
     #[test]
@@ -572,7 +509,7 @@ Against each reference: points taken of those available (wins-draws-losses movin
     fn no_games_against_a_reference_is_not_beating_it() {
         let refs = ["greedy".to_string(), "random".to_string()];
         let games = [game("solo", "greedy", GameResult::A)];
-        let g = compute(
+        let g = graded(
             &games,
             &refs,
             &["solo".into(), "idle".into()],
@@ -584,9 +521,8 @@ Against each reference: points taken of those available (wins-draws-losses movin
             "not more than half the points against `random` (0 of 0)"
         );
         // With no games at all, even `min-points:0` fails.
-        let g = compute(&games, &refs, &["idle".into()], &[], Rule::MinPoints(0));
+        let g = graded(&games, &refs, &["idle".into()], &[], Rule::MinPoints(0));
         assert_eq!(g.rows[0].reason(), "played no games against the references");
-        assert_eq!(csv(&g).lines().nth(1), Some("idle,fail,0,0,0,,0,0-0-0,0-0-0,0,0-0-0,0-0-0,played no games against the references"));
     }
 
     #[test]
@@ -605,7 +541,18 @@ Against each reference: points taken of those available (wins-draws-losses movin
         assert_eq!("min-score:60".parse(), Ok(Rule::MinScore(60)));
         assert_eq!("beat all".parse(), Ok(Rule::BeatAll));
         assert_eq!("Min_Score:75".parse(), Ok(Rule::MinScore(75)));
-        let err = |s: &str| s.parse::<Rule>().unwrap_err();
+        let err = |s: &str| s.parse::<Rule>().unwrap_err().to_string();
+        assert_eq!(
+            "min-score:101".parse::<Rule>(),
+            Err(RuleError::PercentOutOfRange {
+                rule: "min-score:101".into(),
+                percent: 101
+            })
+        );
+        assert!(matches!(
+            "beat-most".parse::<Rule>(),
+            Err(RuleError::Unknown { rule }) if rule == "beat-most"
+        ));
         assert_eq!(
             err("beat-most"),
             "unknown rule `beat-most` (expected `beat-all`, `min-score:P` or `min-points:N`)"
@@ -627,26 +574,5 @@ Against each reference: points taken of those available (wins-draws-losses movin
             "`min-points:-1`: `-1` is not a whole number"
         );
         assert_eq!(err("beat-all:2"), "`beat-all:2`: `beat-all` takes no value");
-    }
-
-    #[test]
-    fn games_without_a_first_player_show_one_record() {
-        let g = GameRecord {
-            game: GameKind::Morra,
-            ..game("x|y", "ref", GameResult::A)
-        };
-        let text = markdown(&compute(
-            &[g],
-            &["ref".into()],
-            &["x|y".into()],
-            &[],
-            Rule::BeatAll,
-        ));
-        let expected = [
-            "| candidate | grade |          points |            ref | reason |",
-            "| :-------- | :---- | --------------: | -------------: | :----- |",
-            "| x\\|y      | pass  | 2 of 2 (100.0%) | 2 of 2 (1-0-0) |        |",
-        ];
-        assert_eq!(text.lines().skip(4).collect::<Vec<_>>(), expected);
     }
 }

@@ -7,10 +7,9 @@ pub mod grades;
 pub mod ratings;
 
 use std::cmp::Reverse;
-use std::collections::BTreeMap;
 
 use crate::game::GameKind;
-use crate::results::games::{Culprit, GameRecord, GameResult, Reason};
+use crate::results::games::{Culprit, GameRecord, GameResult, GameTable, Reason};
 
 /// Points for a win, a draw and a loss.
 pub const WIN_POINTS: u32 = 2;
@@ -94,13 +93,26 @@ pub struct Standings {
     pub cross: Vec<Vec<Cell>>,
 }
 
-/// Computes the standings of all the bots that appear in `games`.
+/// Computes the standings of all the bots that appear in `games` (records, as a tournament
+/// holds them); [`tabulate`] does the same for a [`GameTable`].
 pub fn compute(games: &[GameRecord]) -> Standings {
-    let mut by_bot: BTreeMap<&str, Standing> = BTreeMap::new();
-    let mut pair: BTreeMap<(&str, &str), Cell> = BTreeMap::new();
+    tabulate(&GameTable::from_records(games))
+}
 
-    for g in games {
-        let bots = [g.bot_a.as_str(), g.bot_b.as_str()];
+/// Computes the standings of all the bots that appear in `games`.
+pub fn tabulate(games: &GameTable) -> Standings {
+    let n = games.names.len();
+    let mut by_bot: Vec<Standing> = (0..n as u32)
+        .map(|id| Standing {
+            bot: games.name(id).to_string(),
+            ..Standing::default()
+        })
+        .collect();
+    // `pair[i * n + j]`: results of bot id `i` against bot id `j`.
+    let mut pair = vec![Cell::default(); n * n];
+
+    for g in games.iter() {
+        let bots = [g.bot_a as usize, g.bot_b as usize];
         let scores = [g.score_a, g.score_b];
         let points = match g.result {
             GameResult::A => [WIN_POINTS, 0],
@@ -114,10 +126,7 @@ pub fn compute(games: &[GameRecord]) -> Standings {
             Culprit::Both => [true, true],
         };
         for i in 0..2 {
-            let s = by_bot.entry(bots[i]).or_insert_with(|| Standing {
-                bot: bots[i].to_string(),
-                ..Standing::default()
-            });
+            let s = &mut by_bot[bots[i]];
             s.games += 1;
             s.points += points[i];
             match points[i] {
@@ -140,7 +149,7 @@ pub fn compute(games: &[GameRecord]) -> Standings {
                     Reason::Normal => {}
                 }
             }
-            let cell = pair.entry((bots[i], bots[1 - i])).or_default();
+            let cell = &mut pair[bots[i] * n + bots[1 - i]];
             cell.games += 1;
             cell.points += points[i];
             if i == 0 {
@@ -151,32 +160,25 @@ pub fn compute(games: &[GameRecord]) -> Standings {
         }
     }
 
-    let mut rows: Vec<Standing> = by_bot.into_values().collect();
-    rows.sort_by(|x, y| x.rank_key().cmp(&y.rank_key()).then(x.bot.cmp(&y.bot)));
+    // Rows in rank order, each with its bot's id.
+    let mut rows: Vec<(usize, Standing)> = by_bot.into_iter().enumerate().collect();
+    rows.sort_by(|(_, x), (_, y)| x.rank_key().cmp(&y.rank_key()).then(x.bot.cmp(&y.bot)));
     for i in 0..rows.len() {
-        rows[i].rank = if i > 0 && rows[i].rank_key() == rows[i - 1].rank_key() {
-            rows[i - 1].rank
+        rows[i].1.rank = if i > 0 && rows[i].1.rank_key() == rows[i - 1].1.rank_key() {
+            rows[i - 1].1.rank
         } else {
             i + 1
         };
     }
     let cross = rows
         .iter()
-        .map(|r| {
-            rows.iter()
-                .map(|c| {
-                    pair.get(&(r.bot.as_str(), c.bot.as_str()))
-                        .copied()
-                        .unwrap_or_default()
-                })
-                .collect()
-        })
+        .map(|&(r, _)| rows.iter().map(|&(c, _)| pair[r * n + c]).collect())
         .collect();
     Standings {
         game: games.first().map(|g| g.game),
         rated: false,
         first_move: None,
-        rows,
+        rows: rows.into_iter().map(|(_, row)| row).collect(),
         cross,
     }
 }
@@ -186,11 +188,15 @@ pub fn rate(standings: &mut Standings, ratings: &crate::standings::ratings::Rati
     let interval =
         |elo: Option<f64>, low: Option<f64>, high: Option<f64>| Some((elo?, low?, high?));
     for row in &mut standings.rows {
+        // The ratings are sorted by name.
         row.elo = ratings
             .bots
-            .iter()
-            .find(|r| r.bot == row.bot)
-            .and_then(|r| interval(r.elo, r.low, r.high));
+            .binary_search_by(|r| r.bot.as_str().cmp(&row.bot))
+            .ok()
+            .and_then(|i| {
+                let r = &ratings.bots[i];
+                interval(r.elo, r.low, r.high)
+            });
     }
     standings.first_move = interval(
         ratings.first_move_elo,

@@ -367,22 +367,7 @@ async fn finish(
     }
 
     let (title, description) = info.describe();
-    let table = export::write_all(
-        &out,
-        &records,
-        &export::ReportOptions {
-            anchor: config.output.anchor.clone(),
-            title,
-            config: description,
-            replays: config.replays(),
-        },
-    )?;
-    print!(
-        "{}\n{}",
-        export::markdown::standings(&table),
-        export::markdown::crosstable(&table)
-    );
-    if !references.is_empty() {
+    let gauntlet = (!references.is_empty()).then(|| {
         // A gauntlet's candidates: the bots that played that are not references, and those
         // that never ran.
         let mut candidates: Vec<String> = info
@@ -393,29 +378,35 @@ async fn finish(
             .filter(|n| !references.contains(n))
             .collect();
         candidates.sort();
-        let excluded: Vec<(String, String)> = info
-            .excluded
-            .iter()
-            .map(|e| (e.name.clone(), e.reason.clone()))
-            .collect();
-        let grades = crate::standings::grades::compute(
-            &records,
-            references,
-            &candidates,
-            &excluded,
-            config.tournament.pass,
-        );
-        for (name, text) in [
-            ("grades.csv", crate::standings::grades::csv(&grades)),
-            ("grades.md", crate::standings::grades::markdown(&grades)),
-        ] {
-            let path = out.join(name);
-            std::fs::write(&path, &text)
-                .with_context(|| format!("cannot write `{}`", path.display()))?;
-            if name == "grades.md" {
-                print!("\n{text}");
-            }
+        crate::standings::grades::Gauntlet {
+            references: references.clone(),
+            candidates,
+            never_ran: info
+                .excluded
+                .iter()
+                .map(|e| (e.name.clone(), e.reason.clone()))
+                .collect(),
+            rule: config.tournament.pass,
         }
+    });
+    let written = export::write_all(
+        &out,
+        &crate::results::games::GameTable::from_records(&records),
+        &export::ReportOptions {
+            anchor: config.output.anchor.clone(),
+            title,
+            config: description,
+            replays: config.replays(),
+            gauntlet,
+        },
+    )?;
+    print!(
+        "{}\n{}",
+        export::markdown::standings(&written.standings),
+        export::markdown::crosstable(&written.standings)
+    );
+    if let Some(grades) = &written.grades {
+        print!("\n{}", export::grades::markdown(grades));
     }
     Ok(Summary {
         games: records.len(),

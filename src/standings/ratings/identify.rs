@@ -1,0 +1,285 @@
+//! Which games infinite rating differences explain, and which ratings and first-move
+//! advantage the remaining games determine.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use super::Cell;
+
+/// "No path" in the longest-path matrix.
+const NO_PATH: i64 = i64::MIN;
+
+/// Which cells some direction of the parameters pushes to certainty without making any
+/// result less likely: their results are explained by infinite rating differences.
+///
+/// A result "`w` scored against `l`" stays at least as likely along a direction `(r, t)`
+/// (ratings `r`, first-move advantage `t`) iff `r_w - r_l >= c·t`, where `c` is +1 if `w`
+/// moved second, -1 if `w` moved first and 0 without a first player. With `t` fixed at 0, +1
+/// or -1 these are difference constraints `r_w >= r_l + c·t`: edges `l -> w` of weight `c·t`.
+/// They are satisfiable iff no cycle has positive weight, and then a constraint can be made
+/// strict iff its edge lies on no cycle of weight 0. A cell is set aside if any of the three
+/// cases can make one of its results strictly more likely; the union of those directions is
+/// again such a direction, so the rest has a finite maximum.
+pub(super) fn separated_cells(n: usize, cells: &[Cell]) -> Vec<bool> {
+    // (scorer, other, c) for each side that scored in a cell: both, if it holds a draw.
+    let results = |cell: &Cell| {
+        let f = i64::from(cell.first);
+        let a_scored = cell.half_points > 0;
+        let b_scored = cell.half_points < 2 * cell.games;
+        [
+            a_scored.then_some((cell.a, cell.b, -f)),
+            b_scored.then_some((cell.b, cell.a, f)),
+        ]
+    };
+    let mut out = vec![false; cells.len()];
+    for sign in [1i64, -1] {
+        let edges: Vec<(usize, usize, i64)> = cells
+            .iter()
+            .flat_map(|cell| results(cell).into_iter().flatten())
+            .map(|(w, l, c)| (l, w, sign * c))
+            .collect();
+        let longest = longest_paths(n, &edges);
+        let at = |i: usize, j: usize| longest[i * n + j];
+        let feasible = (0..n).all(|v| at(v, v) <= 0);
+        for (cell, out) in cells.iter().zip(out.iter_mut()) {
+            for (w, l, c) in results(cell).into_iter().flatten() {
+                let back = at(w, l);
+                // With t = 0: strict unless a path leads back from the winner to the loser.
+                let strict_flat = back == NO_PATH;
+                // With t = sign: strict unless on a cycle of weight 0.
+                let strict_tilted = feasible && (back == NO_PATH || back < -sign * c);
+                *out |= strict_flat || strict_tilted;
+            }
+        }
+    }
+    out
+}
+
+/// All-pairs longest path weights (Floyd–Warshall); a positive cycle through `v` shows as a
+/// positive `[v][v]`. Sums saturate, so positive cycles cannot overflow.
+fn longest_paths(n: usize, edges: &[(usize, usize, i64)]) -> Vec<i64> {
+    let mut d = vec![NO_PATH; n * n];
+    for v in 0..n {
+        d[v * n + v] = 0;
+    }
+    for &(from, to, w) in edges {
+        let e = &mut d[from * n + to];
+        *e = (*e).max(w);
+    }
+    for k in 0..n {
+        for i in 0..n {
+            let ik = d[i * n + k];
+            if ik == NO_PATH {
+                continue;
+            }
+            for j in 0..n {
+                let kj = d[k * n + j];
+                if kj != NO_PATH {
+                    let through = ik.saturating_add(kj);
+                    if through > d[i * n + j] {
+                        d[i * n + j] = through;
+                    }
+                }
+            }
+        }
+    }
+    d
+}
+
+/// What the cells that remain determine.
+pub(super) struct Shape {
+    /// Each bot's component (bots joined by remaining cells), named by its first bot.
+    pub component: Vec<usize>,
+    /// Each bot's group: the bots whose rating differences are determined.
+    pub group: Vec<usize>,
+    /// Whether the first-move advantage is determined.
+    pub eta_identified: bool,
+}
+
+impl Shape {
+    /// The parameter changes that leave every remaining cell's likelihood alone are those
+    /// with `r_a - r_b + f·t = 0` in every cell. A constant per component always is; `t` can
+    /// be non-zero only if potentials `u` with `u_b = u_a + f` exist, and then only bots of a
+    /// component with equal `u` have determined differences.
+    pub(super) fn of(n: usize, cells: &[Cell]) -> Shape {
+        let mut adjacent: Vec<Vec<(usize, i64)>> = vec![Vec::new(); n];
+        let mut eta_identified = false;
+        for c in cells {
+            let f = i64::from(c.first);
+            if c.a == c.b {
+                // A bot against itself: only the first move explains the result.
+                eta_identified |= c.first;
+            } else {
+                adjacent[c.a].push((c.b, f));
+                adjacent[c.b].push((c.a, -f));
+            }
+        }
+        let mut component = vec![usize::MAX; n];
+        let mut potential = vec![0i64; n];
+        for start in 0..n {
+            if component[start] != usize::MAX {
+                continue;
+            }
+            component[start] = start;
+            let mut queue = VecDeque::from([start]);
+            while let Some(v) = queue.pop_front() {
+                for &(w, f) in &adjacent[v] {
+                    if component[w] == usize::MAX {
+                        component[w] = start;
+                        potential[w] = potential[v] + f;
+                        queue.push_back(w);
+                    } else if potential[w] != potential[v] + f {
+                        eta_identified = true;
+                    }
+                }
+            }
+        }
+        let mut groups: BTreeMap<(usize, i64), usize> = BTreeMap::new();
+        let group = (0..n)
+            .map(|i| {
+                let key = (component[i], if eta_identified { 0 } else { potential[i] });
+                let next = groups.len();
+                *groups.entry(key).or_insert(next)
+            })
+            .collect();
+        Shape {
+            component,
+            group,
+            eta_identified,
+        }
+    }
+
+    /// The group the default anchor averages over: the most bots (at least two), then the
+    /// most games, then the first name.
+    pub(super) fn main_group(&self, cells: &[Cell]) -> Option<usize> {
+        let mut size: BTreeMap<usize, (usize, u64)> = BTreeMap::new();
+        for &g in &self.group {
+            size.entry(g).or_default().0 += 1;
+        }
+        for c in cells {
+            if c.a != c.b && self.group[c.a] == self.group[c.b] {
+                size.entry(self.group[c.a]).or_default().1 += c.games;
+            }
+        }
+        // Groups are numbered in order of their first bot, so the lower number wins ties.
+        size.into_iter()
+            .filter(|&(_, (bots, _))| bots >= 2)
+            .max_by(|(g1, s1), (g2, s2)| s1.cmp(s2).then(g2.cmp(g1)))
+            .map(|(g, _)| g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::model::{chol_solve, cholesky, Model};
+    use super::super::{aggregate, tests::game};
+    use super::*;
+    use crate::game::GameKind;
+    use crate::results::games::{GameRecord, GameResult, GameTable};
+    use crate::rng::Rng;
+
+    /// The supremum of the log-likelihood of all cells, approached by damped Newton steps
+    /// with every bot but the first free, and the first-move advantage free.
+    fn supremum_by_brute_force(n: usize, cells: &[Cell]) -> f64 {
+        let param: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
+        let model = Model {
+            cells,
+            param: &param,
+            eta_param: Some(n - 1),
+            count: n,
+        };
+        let (mut theta, mut eta) = (vec![0.0; n], 0.0);
+        let mut ll = model.log_likelihood(&theta, eta);
+        for _ in 0..STEPS {
+            let (grad, mut info) = model.derivatives(&theta, eta);
+            // The damping keeps steps finite along directions the data leave flat.
+            let damping = 1e-9 + 1e-3 * grad.iter().map(|g| g.abs()).sum::<f64>();
+            (0..n).for_each(|i| info[i][i] += damping);
+            let step = chol_solve(&cholesky(info).unwrap(), &grad);
+            let mut scale = 1.0;
+            while scale > 1e-12 {
+                let (t, e) = model.apply(&theta, eta, &step, scale);
+                let new_ll = model.log_likelihood(&t, e);
+                if new_ll >= ll {
+                    (theta, eta, ll) = (t, e, new_ll);
+                    break;
+                }
+                scale /= 2.0;
+            }
+        }
+        ll
+    }
+    const STEPS: usize = 300;
+
+    #[test]
+    fn setting_aside_separated_games_loses_no_likelihood_and_leaves_a_finite_fit() {
+        // Random small data full of perfect scores: what is set aside must be exactly what
+        // infinite parameters explain, so the supremum over all the data equals the finite
+        // maximum over the rest.
+        let mut rng = Rng::new(99);
+        let mut separated_cases = 0;
+        for case in 0..150 {
+            let bots = 2 + rng.below(4);
+            let games: Vec<GameRecord> = (0..1 + rng.below(10))
+                .map(|_| {
+                    let a = rng.below(bots);
+                    let b = (a + 1 + rng.below(bots - 1)) % bots;
+                    let kind =
+                        [GameKind::Morra, GameKind::Othello, GameKind::Othello][rng.below(3)];
+                    let result = [
+                        GameResult::A,
+                        GameResult::A,
+                        GameResult::B,
+                        GameResult::Draw,
+                    ][rng.below(4)];
+                    game(kind, &format!("b{a}"), &format!("b{b}"), result)
+                })
+                .collect();
+            let table = GameTable::from_records(&games);
+            let n = table.names.len();
+            let mut rank = vec![0; n];
+            for (i, id) in table.names.by_name().into_iter().enumerate() {
+                rank[id as usize] = i;
+            }
+            let cells = aggregate(&table, &rank);
+            let separated = separated_cells(n, &cells);
+            separated_cases += usize::from(separated.contains(&true));
+            let kept: Vec<Cell> = cells
+                .iter()
+                .zip(&separated)
+                .filter(|(_, &s)| !s)
+                .map(|(c, _)| *c)
+                .collect();
+            let shape = Shape::of(n, &kept);
+            let mut count = 0;
+            let param: Vec<Option<usize>> = (0..n)
+                .map(|i| {
+                    (shape.component[i] != i).then(|| {
+                        count += 1;
+                        count - 1
+                    })
+                })
+                .collect();
+            let eta_param = shape.eta_identified.then_some(count);
+            let model = Model {
+                cells: &kept,
+                param: &param,
+                eta_param,
+                count: count + usize::from(shape.eta_identified),
+            };
+            let (theta, eta) = model.maximize();
+            let (grad, _) = model.derivatives(&theta, eta);
+            assert!(grad.iter().all(|g| g.abs() < 1e-8), "case {case}: {grad:?}");
+            assert!(
+                theta.iter().chain([&eta]).all(|x| x.abs() < 10.0),
+                "case {case}"
+            );
+            let max = model.log_likelihood(&theta, eta);
+            let sup = supremum_by_brute_force(n, &cells);
+            assert!(
+                sup <= max + 1e-9 && max - sup < 1e-3,
+                "case {case}: {sup} vs {max}"
+            );
+        }
+        assert!(separated_cases > 50, "{separated_cases}");
+    }
+}
