@@ -828,7 +828,17 @@ async fn play_game(
     let (mut rules, opening) = opening(opts.game, &opts.config, opts.opening_plies, opening_seed);
     let mut replay = replay.and_then(|path| {
         let plies: Vec<String> = opening.iter().map(|(_, mv)| mv.clone()).collect();
-        Replay::create(&path, &opts, &run_id, &pairing, &names, seed, &plies)
+        let header = crate::results::replay::Header {
+            run: run_id.clone(),
+            game: opts.game.name().to_string(),
+            round: pairing.round,
+            game_id: pairing.game_id,
+            bots: names.clone(),
+            seed,
+            opening: plies,
+            move_time_ms: opts.limits.move_time.as_millis() as u64,
+        };
+        Replay::create(&path, &header)
             .map_err(|e| eprintln!("warning: no replay for game {}: {e:#}", pairing.game_id))
             .ok()
     });
@@ -851,7 +861,12 @@ async fn play_game(
     })
     .await;
     if let Some(r) = replay {
-        r.finish(&outcome);
+        if let Err(e) = r.finish(&outcome) {
+            eprintln!(
+                "warning: replay of game {} is incomplete: {e}",
+                pairing.game_id
+            );
+        }
     }
     (pairing, outcome, started.elapsed())
 }
