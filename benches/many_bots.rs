@@ -7,6 +7,9 @@
 //! count of `/proc/<pid>/fd`, then the ratios 1000/100 (target: flat, at most ~1.1). `GAMES`
 //! (default 500) and `ROUNDS` (Morra rounds, default 5) in the environment change the size;
 //! `ARENA` runs another arena binary (an older build, for a before/after).
+//!
+//! Measured here (500 games): before, sandboxed 18.2 -> 61.1 ms/game (ratio 3.35), peak 1004
+//! threads and 6027 fds with 1000 bots; after, 15.6 -> 20.0 ms/game (1.29), 3 threads, 35 fds.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
