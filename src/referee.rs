@@ -9,18 +9,7 @@ use tokio::time::Instant;
 use crate::game::{Rules, Seat, Turn, Winner};
 use crate::player::{Failure, Player, Request};
 use crate::results::games::{Culprit, GameResult, Reason};
-
-/// How a game ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    pub scores: [i64; 2],
-    pub result: GameResult,
-    pub reason: Reason,
-    pub culprit: Culprit,
-    pub plies: u32,
-    /// What each seat did wrong, if anything, for its log.
-    pub faults: [Option<String>; 2],
-}
+pub use crate::results::Outcome;
 
 /// One request and its answer, as the referee saw it (for replays).
 #[derive(Debug)]

@@ -56,28 +56,6 @@ fn pids(path: &Path) -> Vec<u32> {
         .collect()
 }
 
-/// Live processes owned by the uids arena gives bots.
-fn bot_processes() -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(status) = std::fs::read_to_string(entry.path().join("status")) else {
-            continue;
-        };
-        let uid: u32 = status
-            .lines()
-            .find_map(|l| l.strip_prefix("Uid:"))
-            .and_then(|u| u.split_whitespace().next()?.parse().ok())
-            .unwrap_or(0);
-        if (61000..62000).contains(&uid) && alive(pid) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
 #[test]
 fn hostile_bots_lose_see_nothing_and_leave_nothing_behind() {
     let have = protections();
@@ -137,7 +115,13 @@ fn hostile_bots_lose_see_nothing_and_leave_nothing_behind() {
         .env("SNOOP_FILE", fixtures("morra").join("constant"))
         .env("RESULTS_DIR", &out)
         .env("ARENA_TEST_PORT", port.to_string());
-    let result = cmd.output().unwrap();
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let arena_pid = child.id();
+    let result = child.wait_with_output().unwrap();
     assert!(
         result.status.success(),
         "arena itself must survive its bots:\n{}",
@@ -226,7 +210,8 @@ fn hostile_bots_lose_see_nothing_and_leave_nothing_behind() {
     }
 
     // Nothing any bot started is still running: the recorded daemons and sessions, and (when
-    // bots have their own uids) any process at all of a bot uid.
+    // the sandbox leaves no survivors) any process at all of this run's bots, found by their
+    // working directory or environment: other tournaments may run at the same time.
     let mut recorded = pids(&work.join("daemon/daemon.pid"));
     recorded.extend(pids(&work.join("close-stdout/pids.txt")));
     recorded.extend(pids(&work.join("ignore-term/pids.txt")));
@@ -235,11 +220,35 @@ fn hostile_bots_lose_see_nothing_and_leave_nothing_behind() {
         let survivors: Vec<u32> = recorded.iter().copied().filter(|&p| alive(p)).collect();
         assert!(survivors.is_empty(), "still running: {survivors:?}");
     }
-    if needs("all bots", "uid per bot") {
+    if needs("all bots", "no survivors") {
         assert_eq!(
-            bot_processes(),
+            run_processes(arena_pid, &work),
             Vec::<u32>::new(),
-            "processes of bot uids remain"
+            "processes of this run's bots remain"
         );
     }
+}
+
+#[test]
+fn the_survivor_check_sees_a_survivor_of_its_own_run_only() {
+    // A stand-in for a surviving bot of the run of (dead) pid 4000000000: a process whose
+    // working directory is in that run's work directory.
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = tmp
+        .path()
+        .join("arena-work-4000000000-0badf00d")
+        .join("bot");
+    std::fs::create_dir_all(&bot).unwrap();
+    let mut sleeper = Command::new("sleep")
+        .arg("30")
+        .current_dir(&bot)
+        .spawn()
+        .unwrap();
+    let pid = sleeper.id();
+    let mine = run_processes(4000000000, Path::new(""));
+    let others = run_processes(4000000001, Path::new("/nonexistent/out/work"));
+    sleeper.kill().unwrap();
+    sleeper.wait().unwrap();
+    assert_eq!(mine, vec![pid], "the survivor is found");
+    assert!(!others.contains(&pid), "another run's process is not");
 }

@@ -1,19 +1,25 @@
 //! A bot's log file: its processes' stderr, size-capped, plus arena's notes about its games.
 //!
-//! Every process of a bot writes stderr into one pipe that a thread drains for the whole
-//! tournament, so a chatty bot never blocks on a full pipe and the log never outgrows its cap.
+//! The log keeps only counters between games, no descriptor and no thread: each game (or
+//! build) of the bot opens a [`GameLog`], a pipe whose read end a tokio task drains into the
+//! log file opened for that game, so a chatty bot never blocks on a full pipe, the log never
+//! outgrows its cap across games, and a run holds descriptors for the games being played
+//! rather than for every bot registered.
 
 use std::fs::File;
-use std::io::{self, PipeWriter, Read, Write};
-use std::path::Path;
+use std::io::{self, PipeWriter, Write};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use tokio::io::AsyncReadExt;
+use tokio::net::unix::pipe;
 
-struct LogFile {
-    file: File,
+/// The cap accounting, kept across games.
+struct Counters {
     /// Bytes of bot output kept.
     written: u64,
     /// Bytes of bot output seen, kept or not.
@@ -22,18 +28,19 @@ struct LogFile {
     truncated: bool,
 }
 
-impl LogFile {
-    fn write(&mut self, bytes: &[u8]) {
+impl Counters {
+    /// Writes what fits under the cap of `bytes` to `file`.
+    fn write(&mut self, file: &mut File, bytes: &[u8]) {
         self.seen += bytes.len() as u64;
         let room = self.cap.saturating_sub(self.written) as usize;
         let take = bytes.len().min(room);
         // A failed log write must not cost the bot its game: the log is best effort.
-        let _ = self.file.write_all(&bytes[..take]);
+        let _ = file.write_all(&bytes[..take]);
         self.written += take as u64;
         if take < bytes.len() && !self.truncated {
             self.truncated = true;
             let _ = writeln!(
-                self.file,
+                file,
                 "\n[arena] log truncated at {} bytes; further output is discarded",
                 self.cap
             );
@@ -43,112 +50,147 @@ impl LogFile {
 
 /// The log of one bot.
 pub struct BotLog {
-    file: Arc<Mutex<LogFile>>,
-    writer: PipeWriter,
-    /// Signalled when the drain thread has seen the end of the pipe.
-    drained: Mutex<mpsc::Receiver<()>>,
+    path: PathBuf,
+    counters: Arc<Mutex<Counters>>,
 }
 
 impl BotLog {
     /// Creates the log at `path` (or adds to it, `append`), keeping at most `cap` bytes of
     /// bot output.
     pub fn create(path: &Path, cap: u64, append: bool) -> Result<BotLog> {
-        let file = std::fs::OpenOptions::new()
+        std::fs::OpenOptions::new()
             .create(true)
             .write(true)
             .append(append)
             .truncate(!append)
             .open(path)
             .with_context(|| format!("cannot create `{}`", path.display()))?;
-        let file = Arc::new(Mutex::new(LogFile {
-            file,
-            written: 0,
-            seen: 0,
-            cap,
-            truncated: false,
-        }));
-        let (mut reader, writer) = io::pipe().context("cannot create a pipe for a bot's stderr")?;
-        let (done, drained) = mpsc::channel();
-        let sink = Arc::clone(&file);
-        std::thread::Builder::new()
-            .name("bot-log".into())
-            .spawn(move || {
-                let mut buf = vec![0u8; 64 * 1024];
-                loop {
-                    match reader.read(&mut buf) {
-                        Ok(0) => break,
-                        Ok(n) => sink
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .write(&buf[..n]),
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(_) => break,
-                    }
-                }
-                let _ = done.send(());
-            })
-            .context("cannot start a log thread")?;
         Ok(BotLog {
-            file,
-            writer,
-            drained: Mutex::new(drained),
+            path: path.to_owned(),
+            counters: Arc::new(Mutex::new(Counters {
+                written: 0,
+                seen: 0,
+                cap,
+                truncated: false,
+            })),
         })
     }
 
-    /// A stderr handle for a new bot process.
-    pub fn stderr(&self) -> io::Result<Stdio> {
-        Ok(Stdio::from(self.writer.try_clone()?))
+    fn open(&self) -> Result<File> {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&self.path)
+            .with_context(|| format!("cannot open `{}`", self.path.display()))
     }
 
-    /// The write end of the log pipe, for a new process's stderr (it dups it).
-    pub fn stderr_fd(&self) -> std::os::fd::RawFd {
-        use std::os::fd::AsRawFd;
-        self.writer.as_raw_fd()
+    /// Opens the log for one game or build: a pipe for its processes' stderr, drained into
+    /// the log file by a task on the current tokio runtime until every write end is closed.
+    pub fn open_game(&self) -> Result<GameLog> {
+        let mut file = self.open()?;
+        let (reader, writer) = io::pipe().context("cannot create a pipe for a bot's stderr")?;
+        let mut reader = pipe::Receiver::from_owned_fd(OwnedFd::from(reader))
+            .context("cannot watch a bot's stderr pipe")?;
+        let counters = Arc::clone(&self.counters);
+        let drain = tokio::spawn(async move {
+            let mut buf = vec![0u8; 16 * 1024];
+            loop {
+                match reader.read(&mut buf).await {
+                    Ok(0) => break,
+                    Ok(n) => counters
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .write(&mut file, &buf[..n]),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        });
+        Ok(GameLog {
+            writer: Some(writer),
+            drain,
+        })
     }
 
     /// Bytes the bot has written to stderr so far, kept in the log or not.
     pub fn bytes(&self) -> u64 {
-        self.file.lock().unwrap_or_else(|e| e.into_inner()).seen
+        self.counters.lock().unwrap_or_else(|e| e.into_inner()).seen
     }
 
     /// Adds a line from arena itself (why a game was lost, a build's result).
     pub fn note(&self, text: &str) {
         let line = format!("[arena] {}\n", text.trim_end());
-        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        // Under the lock, so a note does not land inside a chunk of bot output.
+        let _counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
         // Notes are not bot output: they do not count against the cap.
-        let _ = file.file.write_all(line.as_bytes());
+        if let Ok(mut file) = self.open() {
+            let _ = file.write_all(line.as_bytes());
+        }
     }
 
-    /// Closes the log once the bot's processes are gone, waiting a little for the last output.
-    pub fn close(self, wait: Duration) {
-        drop(self.writer);
-        let drained = self.drained.into_inner().unwrap_or_else(|e| e.into_inner());
-        let _ = drained.recv_timeout(wait);
+    /// Closes the log. Each game's output is drained when the game ends, so nothing is left
+    /// to wait for; `_wait` is kept for callers.
+    pub fn close(self, _wait: Duration) {}
+}
+
+/// The log of one game (or build) of a bot: the write end for its processes' stderr.
+pub struct GameLog {
+    writer: Option<PipeWriter>,
+    drain: tokio::task::JoinHandle<()>,
+}
+
+impl GameLog {
+    /// The write end of the log pipe, for a new process's stderr (it dups it).
+    pub fn stderr_fd(&self) -> RawFd {
+        self.writer.as_ref().map_or(-1, |w| w.as_raw_fd())
+    }
+
+    /// A stderr (or stdout) handle for a process started by `std` or tokio.
+    pub fn stdio(&self) -> io::Result<Stdio> {
+        match &self.writer {
+            Some(w) => Ok(Stdio::from(w.try_clone()?)),
+            None => Err(io::Error::other("the game's log is closed")),
+        }
+    }
+
+    /// Closes the game's end of the pipe and waits up to `wait` for the processes' last
+    /// output to reach the file; output of a process that outlives that is dropped.
+    pub async fn close(mut self, wait: Duration) {
+        drop(self.writer.take());
+        if tokio::time::timeout(wait, &mut self.drain).await.is_err() {
+            self.drain.abort();
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
 
-    #[test]
-    fn output_beyond_the_cap_is_discarded_without_blocking_the_writer() {
+    #[tokio::test]
+    async fn output_beyond_the_cap_is_discarded_without_blocking_the_writer() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bot.log");
         let log = BotLog::create(&path, 1000, false).unwrap();
         log.note("game 1 starts");
-        // 1 MB is far more than a pipe holds: the writer only finishes if the pipe is drained.
-        let status = Command::new("sh")
-            .args(["-c", "head -c 1000000 /dev/zero | tr '\\0' x >&2"])
-            .stderr(log.stderr().unwrap())
-            .status()
-            .unwrap();
-        assert!(status.success());
-        log.close(Duration::from_secs(5));
+        for _ in 0..2 {
+            let game = log.open_game().unwrap();
+            // 1 MB is far more than a pipe holds: the writer only finishes if it is drained.
+            let mut child = tokio::process::Command::new("sh")
+                .args(["-c", "head -c 1000000 /dev/zero | tr '\\0' x >&2"])
+                .stderr(game.stdio().unwrap())
+                .spawn()
+                .unwrap();
+            assert!(child.wait().await.unwrap().success());
+            game.close(Duration::from_secs(5)).await;
+        }
+        assert_eq!(log.bytes(), 2_000_000, "the count goes on across games");
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.starts_with("[arena] game 1 starts\n"));
-        assert_eq!(text.matches('x').count(), 1000);
-        assert!(text.contains("log truncated at 1000 bytes"));
+        assert_eq!(
+            text.matches('x').count(),
+            1000,
+            "the cap holds across games"
+        );
+        assert_eq!(text.matches("log truncated at 1000 bytes").count(), 1);
     }
 }

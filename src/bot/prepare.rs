@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 
 use super::log::BotLog;
 use super::BotSpec;
-use crate::player::process::kill_group;
+use crate::sandbox::spawn::kill_group;
 use crate::sandbox::{Jail, Sandbox};
 
 /// A bot ready to play: its own working directory and an absolute program path.
@@ -157,10 +157,11 @@ async fn run_build(
         "build: {}",
         shlex::try_join(command.iter().map(String::as_str)).unwrap_or_default()
     ));
-    let stderr = log.stderr().map_err(|e| e.to_string())?;
-    let stdout = log.stderr().map_err(|e| e.to_string())?;
-    let cage = jail.cage("build");
-    let setup = jail.child_setup(Some(&cage), limit.as_secs() + 1);
+    let game_log = log.open_game().map_err(|e| format!("{e:#}"))?;
+    let stderr = game_log.stdio().map_err(|e| e.to_string())?;
+    let stdout = game_log.stdio().map_err(|e| e.to_string())?;
+    let cage = jail.cage("build").map_err(|e| format!("{e:#}"))?;
+    let setup = jail.child_setup(&cage, limit.as_secs() + 1);
     let mut cmd = tokio::process::Command::new(&program);
     cmd.args(&command[1..])
         .current_dir(workdir)
@@ -175,9 +176,10 @@ async fn run_build(
             cmd.pre_exec(move || setup.apply());
         }
     }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start `{}`: {e}", command[0]))?;
+    let spawned = cmd.spawn();
+    // The command holds copies of the log pipe: the log is drained until they are closed.
+    drop(cmd);
+    let mut child = spawned.map_err(|e| format!("cannot start `{}`: {e}", command[0]))?;
     let pid = child.id();
     let status = match tokio::time::timeout(limit, child.wait()).await {
         Ok(status) => status.map_err(|e| e.to_string())?,
@@ -185,6 +187,7 @@ async fn run_build(
             kill_group(pid);
             cage.close();
             let _ = child.wait().await;
+            game_log.close(LOG_WAIT).await;
             return Err(format!(
                 "it took longer than {}",
                 humantime::format_duration(limit)
@@ -194,12 +197,16 @@ async fn run_build(
     // Nothing a build started may outlive it.
     kill_group(pid);
     cage.close();
+    game_log.close(LOG_WAIT).await;
     if status.success() {
         Ok(())
     } else {
         Err(format!("{status}; its output is in the bot's log"))
     }
 }
+
+/// How long a build's last output may take to reach the bot's log once it has ended.
+const LOG_WAIT: Duration = Duration::from_millis(500);
 
 /// Resolves a command's program like a shell would: a name with a slash is a path (relative
 /// to the bot's directory), any other name is looked up on `PATH`.

@@ -11,10 +11,11 @@ use tokio::net::unix::pipe;
 use tokio::time::{timeout_at, Instant};
 
 use super::engine::{Engine, EngineIo, EngineSetup};
+use crate::bot::log::GameLog;
 use crate::bot::prepare::PreparedBot;
 use crate::bot::Protocol;
 use crate::player::{Failure, Player, Request};
-use crate::sandbox::spawn::{spawn, Proc, SpawnSpec};
+use crate::sandbox::spawn::{kill_group, spawn, Proc, SpawnSpec};
 use crate::sandbox::Cage;
 
 /// The most bytes of a reply: a longer one is illegal.
@@ -22,6 +23,10 @@ pub const MAX_REPLY: usize = 64 * 1024;
 
 /// How long a `lines` bot may take to exit after its stdin is closed at the end of a game.
 pub const EXIT_GRACE: Duration = Duration::from_millis(200);
+
+/// How long the last stderr output of a game may take to reach the bot's log once the
+/// game's processes are gone.
+const LOG_WAIT: Duration = Duration::from_millis(100);
 
 /// How long an engine may take to exit after it is told the game is over.
 pub const ENGINE_EXIT_GRACE: Duration = Duration::from_secs(1);
@@ -33,15 +38,6 @@ pub struct MoveLimits {
     pub move_time: Duration,
     /// Extra time for the first move of a `lines` bot (interpreter or JVM start-up).
     pub startup_time: Duration,
-}
-
-/// Sends SIGKILL to the process group led by `pid`.
-pub fn kill_group(pid: Option<u32>) {
-    let Some(pid) = pid.and_then(|p| rustix::process::Pid::from_raw(p as i32)) else {
-        return;
-    };
-    // ESRCH (the group is already empty) is the common, harmless case.
-    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
 }
 
 /// Describes how a process ended, for crash reports.
@@ -118,6 +114,10 @@ pub struct ProcessPlayer {
     settings: PlayerSettings,
     /// The cgroup of this game's processes; `None` once closed.
     cage: Option<Cage>,
+    /// The pipe of this game's stderr into the bot's log; `None` once closed.
+    log: Option<GameLog>,
+    /// Why the game's cage or log could not be set up: then no process starts.
+    setup_error: Option<String>,
     /// The bot's stderr byte count when the game started.
     stderr_start: u64,
     /// The running process of a `lines` bot or an engine.
@@ -159,7 +159,17 @@ impl ProcessPlayer {
         let mut argv = vec![program.clone()];
         argv.extend(bot.args.iter().map(|a| c_string(a.as_bytes())));
         let cwd = c_string(bot.workdir.as_os_str().as_encoded_bytes());
-        let cage = Some(bot.jail.cage(&settings.tag));
+        let mut setup_error = None;
+        let cage = bot
+            .jail
+            .cage(&settings.tag)
+            .map_err(|e| setup_error = Some(format!("{e:#}")))
+            .ok();
+        let log = bot
+            .log
+            .open_game()
+            .map_err(|e| setup_error = Some(format!("{e:#}")))
+            .ok();
         let stderr_start = bot.log.bytes();
         let engine = bot.spec.protocol.only_for().map(|_| {
             let limits = settings.limits;
@@ -185,6 +195,8 @@ impl ProcessPlayer {
             cwd,
             settings,
             cage,
+            log,
+            setup_error,
             stderr_start,
             session: None,
             engine,
@@ -193,6 +205,13 @@ impl ProcessPlayer {
 
     /// Starts a process of the bot with `extra` arguments, its sandbox applied.
     fn spawn(&self, extra: &[String], stdin_pipe: bool, cpu_seconds: u64) -> Result<Proc, Failure> {
+        let (Some(cage), Some(log)) = (&self.cage, &self.log) else {
+            let why = self.setup_error.as_deref().unwrap_or("the game is over");
+            return Err(Failure::Crash(format!(
+                "cannot start `{}`: {why}",
+                self.bot.program.display()
+            )));
+        };
         let mut argv = self.argv.clone();
         argv.extend(extra.iter().map(|a| c_string(a.as_bytes())));
         spawn(&SpawnSpec {
@@ -202,8 +221,8 @@ impl ProcessPlayer {
             cwd: &self.cwd,
             stdin_pipe,
             null: std::os::fd::AsRawFd::as_raw_fd(&self.null),
-            stderr: self.bot.log.stderr_fd(),
-            setup: self.bot.jail.child_setup(self.cage.as_ref(), cpu_seconds),
+            stderr: log.stderr_fd(),
+            setup: self.bot.jail.child_setup(cage, cpu_seconds),
         })
         .map_err(|e| {
             Failure::Crash(format!(
@@ -481,6 +500,9 @@ impl Player for ProcessPlayer {
         self.end_session(grace).await;
         if let Some(cage) = self.cage.take() {
             cage.close();
+        }
+        if let Some(log) = self.log.take() {
+            log.close(LOG_WAIT).await;
         }
     }
 }

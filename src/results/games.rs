@@ -51,6 +51,18 @@ pub enum Reason {
     Crash,
 }
 
+impl Reason {
+    /// The reason as written in `games.csv` and replays.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Normal => "normal",
+            Reason::Timeout => "timeout",
+            Reason::Illegal => "illegal",
+            Reason::Crash => "crash",
+        }
+    }
+}
+
 /// Who caused a game to end other than by the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Culprit {

@@ -1,26 +1,134 @@
 //! Replays: one JSON Lines file per game with every request, reply and think time, so a
 //! teacher can see exactly where a bot went wrong.
 //!
-//! The first line describes the game, then one line per exchange, then one line with the
-//! result (missing if the controller was killed mid-game).
+//! The first line describes the game ([`Header`], with the file's `format` version), then one
+//! line per exchange ([`ExchangeRecord`]), then one line with the result ([`ResultRecord`],
+//! missing if the controller was killed mid-game). Lines are serialized from typed records
+//! straight into a buffered writer.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
-use crate::game::GameKind;
+use super::games::{Culprit, GameResult, Reason};
+use super::Outcome;
 use crate::game::Seat;
-use crate::player::Failure;
-use crate::referee::{Exchange, Outcome};
-use crate::results::games::{Culprit, GameResult, Reason};
-use crate::schedule::Pairing;
 
-/// A replay being written.
+/// The version of the replay format written in every header line.
+pub const FORMAT: u32 = 1;
+
+/// What a replay's first line says about its game, filled in by whoever runs the game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// The run's id.
+    pub run: String,
+    /// The game's name, e.g. `numeron`.
+    pub game: String,
+    pub round: u32,
+    pub game_id: u64,
+    /// The bots in seat A and seat B.
+    pub bots: [String; 2],
+    pub seed: u64,
+    /// The opening's plies, played before the bots' first move.
+    pub opening: Vec<String>,
+    pub move_time_ms: u64,
+}
+
+/// One exchange of a game as it is recorded: who was asked, how long they took, what they
+/// were asked (if recorded), and their reply or the kind of failure.
+#[derive(Debug, Clone, Copy)]
+pub struct Move<'a> {
+    pub seat: Seat,
+    pub think: std::time::Duration,
+    /// The request's fields; `None` where they are not recorded (Morra).
+    pub request: Option<&'a [String]>,
+    /// The reply, or why there was none.
+    pub reply: Result<&'a str, Reason>,
+    /// What was wrong, if this exchange lost the game.
+    pub fault: Option<&'a str>,
+}
+
+/// The header line as written: `format` first, then the fields in their historical order.
+#[derive(Debug, Serialize, Deserialize)]
+struct HeaderLine {
+    format: u32,
+    run: String,
+    game: String,
+    round: u32,
+    game_id: u64,
+    bot_a: String,
+    bot_b: String,
+    seed: u64,
+    opening: Vec<String>,
+    move_time_ms: u64,
+}
+
+/// One exchange line as written, borrowing from the referee's exchange.
+#[derive(Serialize)]
+struct ExchangeLine<'a> {
+    seat: &'static str,
+    ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reply: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fault: Option<&'a str>,
+}
+
+/// One exchange of a replay, as read back.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ExchangeRecord {
+    /// `a` or `b`.
+    pub seat: String,
+    /// Think time in milliseconds.
+    pub ms: u64,
+    /// The request's fields (not recorded for Morra).
+    #[serde(default)]
+    pub request: Option<Vec<String>>,
+    #[serde(default)]
+    pub reply: Option<String>,
+    /// `timeout`, `illegal` or `crash` when there was no usable reply.
+    #[serde(default)]
+    pub failure: Option<String>,
+    /// What was wrong, if this exchange lost the game.
+    #[serde(default)]
+    pub fault: Option<String>,
+}
+
+/// The last line of a replay: how the game ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultRecord {
+    /// `a`, `b` or `draw`.
+    pub result: String,
+    /// `normal`, `timeout`, `illegal` or `crash`.
+    pub reason: String,
+    /// `""`, `a`, `b` or `both`.
+    pub culprit: String,
+    pub score_a: i64,
+    pub score_b: i64,
+    pub plies: u32,
+}
+
+/// A replay file read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayFile {
+    pub header: Header,
+    pub exchanges: Vec<ExchangeRecord>,
+    /// `None` if the game was interrupted.
+    pub result: Option<ResultRecord>,
+}
+
+/// A replay being written. Writing is best effort for the game, but the first error is kept
+/// and returned by [`Replay::finish`] so the caller can warn about it.
 pub struct Replay {
     out: BufWriter<File>,
+    error: Option<io::Error>,
 }
 
 fn seat_name(seat: Seat) -> &'static str {
@@ -31,92 +139,218 @@ fn seat_name(seat: Seat) -> &'static str {
 }
 
 impl Replay {
-    /// Creates the replay file and writes its first line.
-    #[allow(clippy::too_many_arguments)]
-    pub fn create(
-        path: &Path,
-        game: GameKind,
-        move_time: std::time::Duration,
-        run: &str,
-        pairing: &Pairing,
-        bots: &[String; 2],
-        seed: u64,
-        opening: &[String],
-    ) -> Result<Replay> {
+    /// Creates the replay file at `path` and writes its header line.
+    pub fn create(path: &Path, header: &Header) -> Result<Replay> {
         let file =
             File::create(path).with_context(|| format!("cannot create `{}`", path.display()))?;
         let mut replay = Replay {
             out: BufWriter::new(file),
+            error: None,
         };
-        replay.line(&json!({
-            "run": run,
-            "game": game.name(),
-            "round": pairing.round,
-            "game_id": pairing.game_id,
-            "bot_a": bots[0],
-            "bot_b": bots[1],
-            "seed": seed,
-            "opening": opening,
-            "move_time_ms": move_time.as_millis() as u64,
-        }));
-        Ok(replay)
-    }
-
-    /// Records one exchange. `with_request` is off for Morra, whose requests are the
-    /// histories of the replies before them and would make replays quadratic in size.
-    pub fn exchange(&mut self, e: &Exchange<'_>, with_request: bool) {
-        let mut line = json!({
-            "seat": seat_name(e.seat),
-            "ms": e.think.as_millis() as u64,
+        let [bot_a, bot_b] = header.bots.clone();
+        replay.line(&HeaderLine {
+            format: FORMAT,
+            run: header.run.clone(),
+            game: header.game.clone(),
+            round: header.round,
+            game_id: header.game_id,
+            bot_a,
+            bot_b,
+            seed: header.seed,
+            opening: header.opening.clone(),
+            move_time_ms: header.move_time_ms,
         });
-        if with_request {
-            line["request"] = json!(e.request);
+        match replay.error.take() {
+            Some(e) => Err(e).with_context(|| format!("cannot write `{}`", path.display())),
+            None => Ok(replay),
         }
-        match e.reply {
-            Ok(reply) => line["reply"] = json!(reply),
-            Err(Failure::Timeout) => line["failure"] = json!("timeout"),
-            Err(Failure::Illegal(_)) => line["failure"] = json!("illegal"),
-            Err(Failure::Crash(_) | Failure::Resigned) => line["failure"] = json!("crash"),
-        }
-        if let Some(fault) = e.fault {
-            line["fault"] = json!(fault);
-        }
-        self.line(&line);
     }
 
-    /// Records the result and closes the file.
-    pub fn finish(mut self, o: &Outcome) {
+    /// Records one exchange.
+    pub fn exchange(&mut self, m: &Move<'_>) {
+        let (reply, failure) = match m.reply {
+            Ok(reply) => (Some(reply), None),
+            Err(reason) => (None, Some(reason.as_str())),
+        };
+        self.line(&ExchangeLine {
+            seat: seat_name(m.seat),
+            ms: m.think.as_millis() as u64,
+            request: m.request,
+            reply,
+            failure,
+            fault: m.fault,
+        });
+    }
+
+    /// Records the result and closes the file; returns the first write error, if any.
+    pub fn finish(mut self, o: &Outcome) -> io::Result<()> {
         let result = match o.result {
             GameResult::A => "a",
             GameResult::B => "b",
             GameResult::Draw => "draw",
         };
-        let reason = match o.reason {
-            Reason::Normal => "normal",
-            Reason::Timeout => "timeout",
-            Reason::Illegal => "illegal",
-            Reason::Crash => "crash",
-        };
+        let reason = o.reason.as_str();
         let culprit = match o.culprit {
             Culprit::Nobody => "",
             Culprit::A => "a",
             Culprit::B => "b",
             Culprit::Both => "both",
         };
-        self.line(&json!({
-            "result": result,
-            "reason": reason,
-            "culprit": culprit,
-            "score_a": o.scores[0],
-            "score_b": o.scores[1],
-            "plies": o.plies,
-        }));
-        let _ = self.out.flush();
+        self.line(&ResultRecord {
+            result: result.into(),
+            reason: reason.into(),
+            culprit: culprit.into(),
+            score_a: o.scores[0],
+            score_b: o.scores[1],
+            plies: o.plies,
+        });
+        if self.error.is_none() {
+            if let Err(e) = self.out.flush() {
+                self.error = Some(e);
+            }
+        }
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
-    fn line(&mut self, value: &Value) {
-        // A replay is a diagnostic: failing to write one must not stop the game.
-        let _ = serde_json::to_writer(&mut self.out, value);
-        let _ = self.out.write_all(b"\n");
+    /// The first write error so far, if any.
+    pub fn error(&self) -> Option<&io::Error> {
+        self.error.as_ref()
+    }
+
+    fn line<T: Serialize>(&mut self, record: &T) {
+        // After the first error the rest of the file is worthless: stop writing.
+        if self.error.is_some() {
+            return;
+        }
+        let written = serde_json::to_writer(&mut self.out, record)
+            .map_err(io::Error::from)
+            .and_then(|()| self.out.write_all(b"\n"));
+        if let Err(e) = written {
+            self.error = Some(e);
+        }
+    }
+
+    /// Reads a replay file back into its records.
+    pub fn read(path: &Path) -> Result<ReplayFile> {
+        let file = File::open(path).with_context(|| format!("cannot open `{}`", path.display()))?;
+        let mut lines = BufReader::new(file).lines();
+        let at = |n: usize| format!("`{}` line {n}", path.display());
+        let first = lines
+            .next()
+            .with_context(|| format!("`{}` is empty", path.display()))?
+            .with_context(|| at(1))?;
+        let h: HeaderLine = serde_json::from_str(&first).with_context(|| at(1))?;
+        anyhow::ensure!(
+            h.format <= FORMAT,
+            "`{}` has replay format {}; this arena reads up to {FORMAT}",
+            path.display(),
+            h.format
+        );
+        let header = Header {
+            run: h.run,
+            game: h.game,
+            round: h.round,
+            game_id: h.game_id,
+            bots: [h.bot_a, h.bot_b],
+            seed: h.seed,
+            opening: h.opening,
+            move_time_ms: h.move_time_ms,
+        };
+        let mut exchanges = Vec::new();
+        let mut result = None;
+        for (i, line) in lines.enumerate() {
+            let line = line.with_context(|| at(i + 2))?;
+            anyhow::ensure!(result.is_none(), "{}: a line after the result", at(i + 2));
+            let value: serde_json::Value =
+                serde_json::from_str(&line).with_context(|| at(i + 2))?;
+            if value.get("result").is_some() {
+                result = Some(serde_json::from_value(value).with_context(|| at(i + 2))?);
+            } else {
+                exchanges.push(serde_json::from_value(value).with_context(|| at(i + 2))?);
+            }
+        }
+        Ok(ReplayFile {
+            header,
+            exchanges,
+            result,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_replay_reads_back_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("1.jsonl");
+        let header = Header {
+            run: "run".into(),
+            game: "numeron".into(),
+            round: 1,
+            game_id: 7,
+            bots: ["x".into(), "y".into()],
+            seed: 42,
+            opening: vec!["d3".into()],
+            move_time_ms: 5000,
+        };
+        let mut replay = Replay::create(&path, &header).unwrap();
+        let request = vec!["call".to_string(), String::new()];
+        replay.exchange(&Move {
+            seat: Seat::A,
+            request: Some(&request),
+            reply: Ok("012"),
+            think: Duration::from_millis(3),
+            fault: None,
+        });
+        replay.exchange(&Move {
+            seat: Seat::B,
+            request: None,
+            reply: Err(Reason::Timeout),
+            think: Duration::from_millis(9),
+            fault: Some("timeout: no reply"),
+        });
+        replay
+            .finish(&Outcome {
+                scores: [1, 0],
+                result: GameResult::A,
+                reason: Reason::Timeout,
+                culprit: Culprit::B,
+                plies: 2,
+                faults: [None, None],
+            })
+            .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            r#"{"format":1,"run":"run","game":"numeron","round":1,"game_id":7,"bot_a":"x","bot_b":"y","seed":42,"opening":["d3"],"move_time_ms":5000}"#
+        );
+        assert_eq!(
+            lines[1],
+            r#"{"seat":"a","ms":3,"request":["call",""],"reply":"012"}"#
+        );
+        assert_eq!(
+            lines[2],
+            r#"{"seat":"b","ms":9,"failure":"timeout","fault":"timeout: no reply"}"#
+        );
+        let read = Replay::read(&path).unwrap();
+        assert_eq!(read.header, header);
+        assert_eq!(read.exchanges.len(), 2);
+        assert_eq!(read.exchanges[0].reply.as_deref(), Some("012"));
+        assert_eq!(read.exchanges[0].request.as_ref(), Some(&request));
+        assert_eq!(read.exchanges[1].failure.as_deref(), Some("timeout"));
+        assert_eq!(read.exchanges[1].request, None);
+        let result = read.result.unwrap();
+        assert_eq!(
+            (result.result.as_str(), result.culprit.as_str()),
+            ("a", "b")
+        );
+        assert_eq!((result.score_a, result.plies), (1, 2));
     }
 }

@@ -17,6 +17,15 @@ use tokio::net::unix::pipe;
 
 use super::ChildSetup;
 
+/// Sends SIGKILL to the process group led by `pid`.
+pub fn kill_group(pid: Option<u32>) {
+    let Some(pid) = pid.and_then(|p| rustix::process::Pid::from_raw(p as i32)) else {
+        return;
+    };
+    // ESRCH (the group is already empty) is the common, harmless case.
+    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+}
+
 /// What to start.
 pub struct SpawnSpec<'a> {
     pub program: &'a CString,

@@ -14,7 +14,7 @@ use crate::game::{GameConfig, GameKind, Rules, Seat, Turn};
 use crate::player::Player;
 use crate::referee::{self, Outcome};
 use crate::results::games::GameRecord;
-use crate::results::replay::Replay;
+use crate::results::replay::{Header, Move, Replay};
 use crate::rng::{derive_seed, Rng};
 use crate::schedule::Pairing;
 
@@ -164,30 +164,44 @@ async fn play_game<S: Seats>(
     let mut replay = settings.replays.as_ref().and_then(|dir| {
         let path = dir.join(format!("{}.jsonl", pairing.game_id));
         let plies: Vec<String> = opening.iter().map(|(_, mv)| mv.clone()).collect();
-        Replay::create(
-            &path,
-            settings.game,
-            settings.move_time,
-            &settings.run_id,
-            &pairing,
-            &names,
-            game.seed,
-            &plies,
-        )
-        .map_err(|e| eprintln!("warning: no replay for game {}: {e:#}", pairing.game_id))
-        .ok()
+        let header = Header {
+            run: settings.run_id.clone(),
+            game: settings.game.name().to_string(),
+            round: pairing.round,
+            game_id: pairing.game_id,
+            bots: names.clone(),
+            seed: game.seed,
+            opening: plies,
+            move_time_ms: settings.move_time.as_millis() as u64,
+        };
+        Replay::create(&path, &header)
+            .map_err(|e| eprintln!("warning: no replay for game {}: {e:#}", pairing.game_id))
+            .ok()
     });
     let mut pa = seats.player(pairing.seats[0], &game);
     let mut pb = seats.player(pairing.seats[1], &game);
+    // Morra's requests are the histories of the replies before them: recording them would
+    // make replays quadratic in size.
     let with_requests = settings.game != GameKind::Morra;
     let outcome = referee::play(rules.as_mut(), &mut pa, &mut pb, opening, &mut |e| {
         if let Some(r) = replay.as_mut() {
-            r.exchange(&e, with_requests);
+            r.exchange(&Move {
+                seat: e.seat,
+                think: e.think,
+                request: with_requests.then_some(e.request),
+                reply: e.reply.as_deref().map_err(|f| f.reason()),
+                fault: e.fault,
+            });
         }
     })
     .await;
     if let Some(r) = replay {
-        r.finish(&outcome);
+        if let Err(e) = r.finish(&outcome) {
+            eprintln!(
+                "warning: replay of game {} is incomplete: {e}",
+                pairing.game_id
+            );
+        }
     }
     (pairing, outcome, started.elapsed())
 }

@@ -160,3 +160,32 @@ pub fn assert_same_tables(a: &Path, b: &Path) {
         );
     }
 }
+
+/// Live processes of one arena run (the arena process `arena_pid`, whose `--keep-work` copies
+/// went to `kept`): those whose working directory or environment (`TMPDIR`, set to the bot's
+/// copy) lies in the run's `arena-work-<pid>-*` directory or in `kept`. Other runs' bots,
+/// even under the same uids, do not count.
+pub fn run_processes(arena_pid: u32, kept: &Path) -> Vec<u32> {
+    let tag = format!("arena-work-{arena_pid}-");
+    let kept = kept.to_string_lossy().into_owned();
+    let ours = |text: &str| text.contains(&tag) || (!kept.is_empty() && text.contains(&kept));
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cwd = std::fs::read_link(entry.path().join("cwd"))
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        let environ = String::from_utf8_lossy(&environ);
+        let tmpdir = environ
+            .split('\0')
+            .find_map(|v| v.strip_prefix("TMPDIR="))
+            .unwrap_or("");
+        if (ours(&cwd) || ours(tmpdir)) && alive(pid) {
+            found.push(pid);
+        }
+    }
+    found
+}

@@ -1,0 +1,183 @@
+//! Whether arena's cost per game stays flat as the field grows: the same number of Morra games
+//! in a gauntlet of 100 and of 1,000 tiny native bots, with and without the sandbox, and the
+//! controller's peak threads and file descriptors meanwhile.
+//!
+//! Run with `cargo bench --bench many_bots`. Prints per configuration the wall time per game,
+//! the mean game time from `games.csv`, the peak `Threads` of `/proc/<pid>/status` and the peak
+//! count of `/proc/<pid>/fd`, then the ratios 1000/100 (target: flat, at most ~1.1). `GAMES`
+//! (default 500) and `ROUNDS` (Morra rounds, default 5) in the environment change the size;
+//! `ARENA` runs another arena binary (an older build, for a before/after).
+//!
+//! Measured here (500 games): before, sandboxed 18.2 -> 61.1 ms/game (ratio 3.35), peak 1004
+//! threads and 6027 fds with 1000 bots; after, 15.6 -> 20.0 ms/game (1.29), 3 threads, 35 fds.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const BOT_SOURCE: &str = r#"
+#include <stdio.h>
+int main(int argc, char **argv) {
+    size_t n = 0;
+    for (int i = 1; i < argc; i++) { const char *s = argv[i]; while (*s++) n++; }
+    printf("%d %d\n", (int)(n % 6), (int)((n / 6) % 6));
+    return 0;
+}
+"#;
+
+fn env_number(name: &str, default: u32) -> u32 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Compiles the tiny bot and copies it to `count` bot files plus a reference bot.
+fn build_bots(dir: &Path, count: usize) -> (PathBuf, Vec<PathBuf>) {
+    std::fs::create_dir_all(dir).unwrap();
+    let source = dir.join("bot.c");
+    std::fs::write(&source, BOT_SOURCE).unwrap();
+    let exe = dir.join("tiny");
+    let status = Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg(&source)
+        .status()
+        .expect("`cc` is needed to build the tiny native bots");
+    assert!(status.success(), "cannot compile the tiny bot");
+    let field = dir.join("field");
+    std::fs::create_dir_all(&field).unwrap();
+    let reference = dir.join("reference");
+    std::fs::copy(&exe, &reference).unwrap();
+    let bots = (0..count)
+        .map(|i| {
+            let bot = field.join(format!("bot{i:04}"));
+            std::fs::copy(&exe, &bot).unwrap();
+            bot
+        })
+        .collect();
+    (reference, bots)
+}
+
+struct Run {
+    wall: Duration,
+    games: usize,
+    /// Mean `duration_ms` of the games.
+    game_ms: f64,
+    threads: u64,
+    fds: u64,
+}
+
+/// The largest `Threads:` and descriptor count of `pid` until `done`.
+fn sample(pid: u32, done: Arc<AtomicBool>) -> std::thread::JoinHandle<(u64, u64)> {
+    std::thread::spawn(move || {
+        let (mut threads, mut fds) = (0, 0);
+        while !done.load(Ordering::Relaxed) {
+            if let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
+                let n = status
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Threads:"))
+                    .and_then(|n| n.trim().parse().ok())
+                    .unwrap_or(0);
+                threads = threads.max(n);
+            }
+            if let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
+                fds = fds.max(dir.count() as u64);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        (threads, fds)
+    })
+}
+
+/// A gauntlet of `bots` against `reference`, with `extra` arguments.
+fn arena(reference: &Path, bots: &[PathBuf], rounds: u32, out: &Path, extra: &[&str]) -> Run {
+    let _ = std::fs::remove_dir_all(out);
+    let started = Instant::now();
+    // `ARENA` names another binary to measure, e.g. an older build for a before/after.
+    let program = std::env::var_os("ARENA").unwrap_or(env!("CARGO_BIN_EXE_arena").into());
+    let mut child = Command::new(program)
+        .args(["run", "morra"])
+        .args(bots)
+        .arg("--gauntlet")
+        .arg(reference)
+        .args(["--jobs", "2", "--quiet", "--seed", "1", "--no-replays"])
+        .args(["--morra-rounds", &rounds.to_string(), "--out"])
+        .arg(out)
+        .args(extra)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let sampler = sample(child.id(), Arc::clone(&done));
+    let status = child.wait().unwrap();
+    let wall = started.elapsed();
+    done.store(true, Ordering::Relaxed);
+    let (threads, fds) = sampler.join().unwrap();
+    assert!(status.success());
+    let mut reader = csv::Reader::from_path(out.join("games.csv")).unwrap();
+    let column = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "duration_ms")
+        .unwrap();
+    let durations: Vec<f64> = reader
+        .records()
+        .map(|r| r.unwrap()[column].parse().unwrap())
+        .collect();
+    Run {
+        wall,
+        games: durations.len(),
+        game_ms: durations.iter().sum::<f64>() / durations.len() as f64,
+        threads,
+        fds,
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; anything else (such as `cargo test --benches`) only
+    // checks that this builds and runs, with a tiny field.
+    let benching = std::env::args().any(|a| a == "--bench");
+    let games = env_number("GAMES", if benching { 500 } else { 10 });
+    let rounds = env_number("ROUNDS", 5);
+    let sizes: [usize; 2] = if benching { [100, 1000] } else { [5, 10] };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    println!("morra gauntlet, {games} games of {rounds} rounds, tiny native argv bots, --jobs 2:");
+    for (label, extra) in [
+        ("--no-sandbox", &["--no-sandbox"][..]),
+        ("sandboxed", &[][..]),
+    ] {
+        let mut per_game = Vec::new();
+        for size in sizes {
+            let field = dir.path().join(format!("n{size}"));
+            let (reference, bots) = build_bots(&field, size);
+            // The same number of games whatever the field: games per pairing, or a shard.
+            let games_arg = (games as usize / size).max(1).to_string();
+            let shards = (size / games as usize).max(1);
+            let shard = format!("1/{shards}");
+            let mut args = vec!["--games", &games_arg];
+            if shards > 1 {
+                args.extend(["--shard", &shard]);
+            }
+            args.extend(extra);
+            let run = arena(&reference, &bots, rounds, &out, &args);
+            let wall_per_game = run.wall.as_secs_f64() * 1e3 / run.games as f64;
+            println!(
+                "  {label:<13} {size:>5} bots: {:4} games, {:7.2} ms/game wall, {:6.2} ms/game in games.csv, peak {:5} threads, {:5} fds",
+                run.games, wall_per_game, run.game_ms, run.threads, run.fds
+            );
+            per_game.push((wall_per_game, run.game_ms));
+        }
+        println!(
+            "  {label:<13} ratio {}/{}: {:.2} wall, {:.2} in games (target <= 1.1)",
+            sizes[1],
+            sizes[0],
+            per_game[1].0 / per_game[0].0,
+            per_game[1].1 / per_game[0].1
+        );
+    }
+}

@@ -1,0 +1,162 @@
+//! One bot's confinement ([`Jail`]: its uid, limits, cgroups and Landlock rules) and what its
+//! processes do between `fork` and `exec` to enter it ([`ChildSetup`]).
+//!
+//! A jail holds no file descriptor: the descriptors a process needs to enter it are opened
+//! per game, in the game's [`Cage`].
+
+use std::os::fd::{AsRawFd, RawFd};
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::cgroup::Cage;
+use super::landlock::Rules;
+use super::Limits;
+
+/// One bot's confinement, shared by all its processes.
+#[derive(Debug)]
+pub struct Jail {
+    pub(super) enabled: bool,
+    pub(super) uid: Option<u32>,
+    /// The bot's limits.
+    pub limits: Limits,
+    pub(super) landlock: Option<Rules>,
+    /// The bot's memory and pids cgroup directories (v1).
+    pub(super) memory: Option<PathBuf>,
+    pub(super) pids: Option<PathBuf>,
+    /// The run's cgroup v2 directory, parent of the games' cages.
+    pub(super) unified: Option<PathBuf>,
+    pub(super) file_name: String,
+    pub(super) netns: Option<RawFd>,
+}
+
+impl Jail {
+    /// A cage for one game of this bot (`tag` names it, e.g. the game id): its cgroup, and
+    /// the descriptors its processes need to enter the jail, held until the cage is closed.
+    pub fn cage(&self, tag: &str) -> Result<Cage> {
+        if !self.enabled {
+            return Ok(Cage::default());
+        }
+        let path = self
+            .unified
+            .as_ref()
+            .map(|root| root.join(format!("{}-{tag}", self.file_name)));
+        let landlock = self.landlock.as_ref().map(Rules::build).transpose()?;
+        Cage::new(
+            path.as_deref(),
+            self.memory.as_deref(),
+            self.pids.as_deref(),
+            landlock,
+            self.oom_kills(),
+        )
+    }
+
+    /// The memory cgroup's count of processes the OOM killer has killed.
+    pub(super) fn oom_kills(&self) -> u64 {
+        self.memory
+            .as_ref()
+            .and_then(|cg| std::fs::read_to_string(cg.join("memory.oom_control")).ok())
+            .and_then(|text| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix("oom_kill "))
+                    .and_then(|n| n.trim().parse().ok())
+            })
+            .unwrap_or(0)
+    }
+
+    /// What the child must do before `exec`, for a process of this jail in `cage`; `None`
+    /// without a sandbox (the process then starts by the faster `posix_spawn`).
+    pub fn child_setup(&self, cage: &Cage, cpu_seconds: u64) -> Option<ChildSetup> {
+        if !self.enabled {
+            return None;
+        }
+        let mut rlimits = vec![
+            (libc::RLIMIT_CPU, cpu_seconds, cpu_seconds + 1),
+            (
+                libc::RLIMIT_FSIZE,
+                self.limits.max_output,
+                self.limits.max_output,
+            ),
+            (libc::RLIMIT_CORE, 0, 0),
+        ];
+        if self.memory.is_none() {
+            rlimits.push((libc::RLIMIT_AS, self.limits.memory, self.limits.memory));
+        }
+        if self.uid.is_some() {
+            let n = u64::from(self.limits.max_procs);
+            rlimits.push((libc::RLIMIT_NPROC, n, n));
+        }
+        let mut setup = ChildSetup {
+            cgroups: cage.procs_fds(),
+            rlimits: [(0, 0, 0); 5],
+            rlimit_count: rlimits.len(),
+            netns: self.netns.unwrap_or(-1),
+            uid: self.uid,
+            landlock: cage.landlock.as_ref().map_or(-1, |fd| fd.as_raw_fd()),
+        };
+        for (slot, limit) in setup.rlimits.iter_mut().zip(rlimits) {
+            *slot = limit;
+        }
+        Some(setup)
+    }
+}
+
+/// What a child process does between `fork` and `exec`: only raw system calls on values
+/// prepared by the parent (no allocation, no locks), so it is safe in a multi-threaded parent.
+#[derive(Debug, Clone, Copy)]
+pub struct ChildSetup {
+    /// Open `cgroup.procs` files to join: the game's cgroup, the bot's memory and pids cgroups.
+    cgroups: [RawFd; 3],
+    rlimits: [(libc::__rlimit_resource_t, u64, u64); 5],
+    rlimit_count: usize,
+    netns: RawFd,
+    uid: Option<u32>,
+    landlock: RawFd,
+}
+
+impl ChildSetup {
+    /// Applies the setup to the calling process. Order matters: join cgroups and enter the
+    /// network namespace while still root, then drop to the bot's uid, then restrict.
+    pub fn apply(&self) -> std::io::Result<()> {
+        // SAFETY: each call is a plain system call on integers and file descriptors owned by
+        // the parent and inherited across fork; nothing allocates or takes a lock. The uid and
+        // gid changes are raw system calls, not libc's wrappers: in a child sharing the
+        // parent's memory (vfork) glibc would broadcast them to the parent's threads.
+        unsafe {
+            for fd in self.cgroups {
+                if fd >= 0 && libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            for &(resource, soft, hard) in &self.rlimits[..self.rlimit_count] {
+                let limit = libc::rlimit {
+                    rlim_cur: soft,
+                    rlim_max: hard,
+                };
+                if libc::setrlimit(resource, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            if self.netns >= 0 && libc::setns(self.netns, libc::CLONE_NEWNET) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if let Some(uid) = self.uid {
+                if libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) != 0
+                    || libc::syscall(libc::SYS_setresgid, uid, uid, uid) != 0
+                    || libc::syscall(libc::SYS_setresuid, uid, uid, uid) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            // If arena dies, its bots die with it (the uid change above would clear this).
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if self.landlock >= 0
+                && (libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+                    || libc::syscall(libc::SYS_landlock_restrict_self, self.landlock, 0) != 0)
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+}
