@@ -11,6 +11,7 @@ use tokio::net::unix::pipe;
 use tokio::time::{timeout_at, Instant};
 
 use super::engine::{Engine, EngineIo, EngineSetup};
+use super::pause::{Freezer, Pause};
 use crate::bot::log::GameLog;
 use crate::bot::prepare::PreparedBot;
 use crate::bot::Protocol;
@@ -131,7 +132,8 @@ struct Session {
     pid: Option<u32>,
     stdin: Option<pipe::Sender>,
     stdout: BufReader<pipe::Receiver>,
-    paused: bool,
+    /// Freezes the process between its moves, when the game pauses waiting bots.
+    pause: Option<Pause>,
 }
 
 impl ProcessPlayer {
@@ -308,12 +310,18 @@ impl ProcessPlayer {
             let pid = Some(child.id());
             let stdin = child.stdin.take();
             let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+            let pause = self.settings.pause.then(|| {
+                Pause::new(match self.cage.as_ref().and_then(|c| c.freeze_file()) {
+                    Some(file) => Freezer::Cgroup(file),
+                    None => Freezer::Signal(pid.map_or(0, |p| p as i32)),
+                })
+            });
             self.session = Some(Session {
                 child,
                 pid,
                 stdin,
                 stdout,
-                paused: false,
+                pause,
             });
         }
         Ok(deadline)
@@ -392,30 +400,15 @@ impl ProcessPlayer {
         Err(failure)
     }
 
-    /// Freezes or thaws a `lines` bot between its moves.
+    /// Freezes (lazily, see [`Pause`]) or thaws a `lines` bot between its moves.
     fn set_paused(&mut self, paused: bool) {
-        let Some(session) = self.session.as_mut() else {
+        let Some(pause) = self.session.as_ref().and_then(|s| s.pause.as_ref()) else {
             return;
         };
-        if session.paused == paused {
-            return;
-        }
-        session.paused = paused;
-        match &self.cage {
-            Some(cage) if cage.has_cgroup() => cage.freeze(paused),
-            _ => {
-                if let Some(pid) = session
-                    .pid
-                    .and_then(|p| rustix::process::Pid::from_raw(p as i32))
-                {
-                    let signal = if paused {
-                        rustix::process::Signal::STOP
-                    } else {
-                        rustix::process::Signal::CONT
-                    };
-                    let _ = rustix::process::kill_process_group(pid, signal);
-                }
-            }
+        if paused {
+            pause.pause();
+        } else {
+            pause.resume();
         }
     }
 

@@ -18,7 +18,7 @@ pub struct Cage {
     pub(super) cgroup: Option<CgroupDir>,
     /// `cgroup.freeze` of that cgroup, open for the cage's life: pausing a bot between its
     /// moves is then one `pwrite`.
-    freeze: Option<File>,
+    freeze: Option<std::sync::Arc<File>>,
     /// `cgroup.procs` of the bot's memory and pids cgroups.
     pub(super) memory: Option<File>,
     pub(super) pids: Option<File>,
@@ -42,6 +42,7 @@ impl Cage {
                 .write(true)
                 .open(cg.path.join("cgroup.freeze"))
                 .ok()
+                .map(std::sync::Arc::new)
         });
         Ok(Cage {
             cgroup,
@@ -51,6 +52,11 @@ impl Cage {
             landlock,
             oom_kills_before,
         })
+    }
+
+    /// The open `cgroup.freeze` of the game's cgroup, for pausing a bot between its moves.
+    pub fn freeze_file(&self) -> Option<std::sync::Arc<File>> {
+        self.freeze.clone()
     }
 
     /// Whether this cage can kill and freeze everything in it.
