@@ -364,7 +364,7 @@ fn standings_regenerate_byte_for_byte_from_the_games_csv() {
 }
 
 #[test]
-fn a_malformed_bot_manifest_stops_with_the_file_named() {
+fn a_malformed_bot_manifest_leaves_the_bot_out_with_the_file_named() {
     let tmp = tempfile::tempdir().unwrap();
     let bot = tmp.path().join("badbot");
     std::fs::create_dir(&bot).unwrap();
@@ -382,10 +382,21 @@ fn a_malformed_bot_manifest_stops_with_the_file_named() {
         "--out",
         &out_arg(&out),
     ]);
+    // The bad bot is left out; with one bot left there is no tournament.
     assert_eq!(result.status.code(), Some(1));
     let stderr = String::from_utf8(result.stderr).unwrap();
-    assert!(stderr.starts_with("error: `"), "{stderr}");
-    assert!(stderr.contains("badbot/bot.toml`"), "{stderr}");
+    assert!(
+        stderr.starts_with("warning: bot `badbot` is left out: `"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("badbot/bot.toml`: line 2, column 12: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("error: a tournament needs at least two bots, got 1 that can play"),
+        "{stderr}"
+    );
     assert!(stderr.contains("telepathy"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(

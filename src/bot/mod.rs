@@ -280,7 +280,7 @@ impl BotSpec {
             })
         } else {
             bail!(
-                "bot `{}` is neither a directory with a `{MANIFEST}` nor an executable file",
+                "`{}` is not executable: mark it executable (`chmod +x`) with a `#!` line naming its interpreter, or put it in a directory with a `{MANIFEST}` whose `command` names the interpreter",
                 path.display()
             )
         }
@@ -314,10 +314,24 @@ impl BotSpec {
 
     fn load_dir(dir: &Path, game: GameKind) -> Result<BotSpec> {
         let path = dir.join(MANIFEST);
+        if !path.exists() {
+            bail!(
+                "`{}` has no `{MANIFEST}`: add one with at least `command = \"...\"`",
+                dir.display()
+            );
+        }
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read `{}`", path.display()))?;
-        let manifest: Manifest = toml::from_str(&text)
-            .map_err(|e| anyhow::anyhow!("`{}`: {}", path.display(), e.to_string().trim_end()))?;
+        let manifest: Manifest = toml::from_str(&text).map_err(|e| {
+            // One line, for warnings and grade sheets: where, then what.
+            let at = e.span().map_or(String::new(), |span| {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                format!(" line {line}, column {column}:")
+            });
+            anyhow::anyhow!("`{}`:{at} {}", path.display(), e.message().trim_end())
+        })?;
         let command = split_command(&manifest.command)
             .with_context(|| format!("`{}`: bad `command`", path.display()))?;
         let build = manifest
@@ -469,22 +483,61 @@ pub fn discover(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(bots)
 }
 
-/// Loads every bot and checks that their names are unique.
-pub fn load_all(sources: &[BotSource], game: GameKind) -> Result<Vec<BotSpec>> {
-    let mut specs: Vec<BotSpec> = Vec::new();
+/// A bot that cannot play, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    /// Its name from `bot.toml`, or its file or directory name when that cannot be read.
+    pub name: String,
+    pub source: PathBuf,
+    pub reason: String,
+}
+
+/// The bots that loaded, and those that did not with the reason.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub specs: Vec<BotSpec>,
+    pub rejected: Vec<Rejected>,
+}
+
+/// Loads every bot. One that cannot be loaded is rejected with its reason, and so is a later
+/// bot with the name of an earlier one: the others still play.
+pub fn load_all(sources: &[BotSource], game: GameKind) -> Loaded {
+    let mut loaded = Loaded::default();
     for source in sources {
-        let spec = BotSpec::load(source, game)?;
-        if let Some(twin) = specs.iter().find(|s| s.name == spec.name) {
-            bail!(
-                "two bots are named `{}`: `{}` and `{}` (set `name` in a `{MANIFEST}`)",
-                spec.name,
-                twin.source.display(),
-                spec.source.display()
-            );
+        let fallback = || match source {
+            BotSource::Path(path) => path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            inline => inline.to_string(),
+        };
+        let path = || PathBuf::from(source.to_string());
+        match BotSpec::load(source, game) {
+            Ok(spec) => {
+                if let Some(twin) = loaded.specs.iter().find(|s| s.name == spec.name) {
+                    // Named after its file too, so the two stay apart in the grades.
+                    let name = format!("{} ({})", spec.name, fallback());
+                    loaded.rejected.push(Rejected {
+                        reason: format!(
+                            "another bot is named `{}`: `{}` (set another `name` in a `{MANIFEST}`)",
+                            spec.name,
+                            twin.source.display()
+                        ),
+                        name,
+                        source: spec.source,
+                    });
+                } else {
+                    loaded.specs.push(spec);
+                }
+            }
+            Err(e) => loaded.rejected.push(Rejected {
+                name: fallback(),
+                source: path(),
+                reason: format!("{e:#}"),
+            }),
         }
-        specs.push(spec);
     }
-    Ok(specs)
+    loaded
 }
 
 #[cfg(test)]

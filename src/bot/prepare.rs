@@ -100,7 +100,10 @@ pub async fn prepare(
             return Ok(Err((spec, format!("build failed: {reason}"), log)));
         }
     }
-    let program = match resolve_program(&spec.command[0], &workdir) {
+    let program = match resolve_program(&spec.command[0], &workdir).and_then(|p| {
+        check_interpreter(&p, &spec.command[0])?;
+        Ok(p)
+    }) {
         Ok(p) => p,
         Err(reason) => return Ok(Err((spec, reason, log))),
     };
@@ -230,6 +233,48 @@ pub fn resolve_program(program: &str, workdir: &Path) -> std::result::Result<Pat
         .ok_or_else(|| format!("`{program}` is not found on PATH"))
 }
 
+/// Checks that a program can be started by `execve`: a native program, or a script whose
+/// first line names an interpreter that exists. A script without a `#!` line would fail in
+/// every game, so it is refused before the first one, with the fix.
+pub fn check_interpreter(program: &Path, named: &str) -> std::result::Result<(), String> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(program)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| format!("cannot read `{named}`: {e}"))?;
+    let head = &head[..n];
+    if head.starts_with(b"\x7fELF") {
+        return Ok(());
+    }
+    let Some(line) = head.strip_prefix(b"#!") else {
+        return Err(format!(
+            "`{named}` is neither a native program nor a script with a `#!` line: add one such as `#!/usr/bin/env python3` as its first line, or name its interpreter in `command`"
+        ));
+    };
+    let line = String::from_utf8_lossy(line.split(|&b| b == b'\n').next().unwrap_or_default());
+    let interpreter = line.split_whitespace().next().unwrap_or_default();
+    match std::fs::metadata(interpreter) {
+        Ok(meta) if super::is_executable(&meta) => {}
+        _ => {
+            return Err(format!(
+                "`{named}` names the interpreter `{interpreter}` in its `#!` line, which does not exist here"
+            ))
+        }
+    }
+    // `#!/usr/bin/env python3`: the command env runs must be found too.
+    if interpreter.ends_with("/env") {
+        if let Some(command) = line
+            .split_whitespace()
+            .nth(1)
+            .filter(|c| !c.starts_with('-'))
+        {
+            resolve_program(command, Path::new("/"))
+                .map_err(|e| format!("`{named}` runs `{command}` through `env`, but {e}"))?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,5 +290,35 @@ mod tests {
         assert!(err.contains("not executable"), "{err}");
         let err = resolve_program("./gone", dir.path()).unwrap_err();
         assert!(err.contains("does not exist"), "{err}");
+    }
+
+    #[test]
+    fn scripts_need_a_reachable_interpreter() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        assert_eq!(check_interpreter(Path::new("/bin/sh"), "sh"), Ok(()));
+        let ok = file("ok.sh", "#!/bin/sh\necho 1 1\n");
+        assert_eq!(check_interpreter(&ok, "ok.sh"), Ok(()));
+        let env = file("env.pl", "#!/usr/bin/env perl\nprint 1\n");
+        assert_eq!(check_interpreter(&env, "env.pl"), Ok(()));
+        let bare = file("bare.py", "print(1)\n");
+        let err = check_interpreter(&bare, "bare.py").unwrap_err();
+        assert!(
+            err.contains("`bare.py` is neither a native program nor a script with a `#!` line"),
+            "{err}"
+        );
+        let gone = file("gone.py", "#!/usr/bin/no-such-python\n");
+        let err = check_interpreter(&gone, "gone.py").unwrap_err();
+        assert!(err.contains("`/usr/bin/no-such-python`"), "{err}");
+        let env_gone = file("envgone.py", "#!/usr/bin/env no-such-python-xyz\n");
+        let err = check_interpreter(&env_gone, "envgone.py").unwrap_err();
+        assert!(
+            err.contains("runs `no-such-python-xyz` through `env`"),
+            "{err}"
+        );
     }
 }

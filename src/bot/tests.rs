@@ -137,6 +137,14 @@ fn duplicate_names_are_refused() {
         write(&dir, MANIFEST, "command = \"x\"\nname = \"same\"\n");
     }
     let paths = [tmp.path().join("one"), tmp.path().join("two")].map(BotSource::Path);
-    let err = load_all(&paths, GameKind::Morra).unwrap_err().to_string();
-    assert!(err.contains("two bots are named `same`"), "{err}");
+    let loaded = load_all(&paths, GameKind::Morra);
+    assert_eq!(loaded.specs.len(), 1);
+    assert_eq!(loaded.specs[0].source, tmp.path().join("one"));
+    let rejected = &loaded.rejected[0];
+    assert_eq!(rejected.name, "same (two)");
+    assert!(
+        rejected.reason.contains("another bot is named `same`"),
+        "{rejected:?}"
+    );
+    assert!(rejected.reason.contains("one`"), "{rejected:?}");
 }

@@ -158,12 +158,8 @@ where
     match runtime.block_on(start()) {
         Ok(summary) => {
             if !quiet {
-                eprintln!(
-                    "played {} games in {:.1} s; results in `{}`",
-                    summary.games,
-                    summary.elapsed.as_secs_f64(),
-                    out.display()
-                );
+                eprintln!("{summary}");
+                eprintln!("results in `{}`", out.display());
             }
             Ok(())
         }

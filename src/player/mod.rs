@@ -11,6 +11,7 @@ use crate::results::games::Reason;
 
 pub mod engine;
 pub mod human;
+mod io;
 mod pause;
 pub mod process;
 pub mod scripted;

@@ -6,7 +6,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::unix::pipe;
 use tokio::time::{timeout_at, Instant};
 
@@ -19,9 +19,9 @@ use crate::player::{Failure, Player, Request};
 use crate::sandbox::spawn::{kill_group, spawn, Proc, SpawnSpec};
 use crate::sandbox::Cage;
 
-/// The most bytes of a reply: a longer one is illegal.
-pub const MAX_REPLY: usize = 64 * 1024;
-
+use super::io::collect;
+pub(crate) use super::io::read_line;
+pub use super::io::{encode_line, MAX_REPLY};
 /// How long a `lines` bot may take to exit after its stdin is closed at the end of a game.
 pub const EXIT_GRACE: Duration = Duration::from_millis(200);
 
@@ -70,19 +70,6 @@ fn c_pair(key: &[u8], value: &[u8]) -> Option<CString> {
     pair.push(b'=');
     pair.extend_from_slice(value);
     CString::new(pair).ok()
-}
-
-/// Encodes request fields as a protocol line: space-separated, an empty field written as `-`.
-pub fn encode_line(fields: &[String]) -> String {
-    let mut line = String::new();
-    for (i, f) in fields.iter().enumerate() {
-        if i > 0 {
-            line.push(' ');
-        }
-        line.push_str(if f.is_empty() { "-" } else { f });
-    }
-    line.push('\n');
-    line
 }
 
 /// How a bot plays one game.
@@ -287,14 +274,34 @@ impl ProcessPlayer {
                 Err(Failure::Timeout)
             }
             Ok(Err(e)) => Err(Failure::Crash(format!("lost its output: {e}"))),
-            Ok(Ok((status, _))) if !status.success() => {
+            // As in the KotH controller, a reply counts whatever the exit status; the status
+            // goes to the log. A process killed by a signal (a limit) still crashed.
+            Ok(Ok((status, out)))
+                if !status.success()
+                    && (status.code().is_none() || out.trim_ascii().is_empty()) =>
+            {
                 Err(Failure::Crash(self.exit_detail(status)))
             }
-            Ok(Ok((_, out))) if out.len() > MAX_REPLY => Err(Failure::Illegal(format!(
-                "more than {MAX_REPLY} bytes of output"
-            ))),
-            Ok(Ok((_, out))) => Ok(String::from_utf8_lossy(&out).trim().to_string()),
+            Ok(Ok((status, out))) if !status.success() => {
+                self.bot.log.note(&format!(
+                    "game {}: replied, then {}",
+                    self.settings.tag,
+                    describe_exit(status)
+                ));
+                Self::reply(out)
+            }
+            Ok(Ok((_, out))) => Self::reply(out),
         }
+    }
+
+    /// The reply in a per-move process's output.
+    fn reply(out: Vec<u8>) -> Result<String, Failure> {
+        if out.len() > MAX_REPLY {
+            return Err(Failure::Illegal(format!(
+                "more than {MAX_REPLY} bytes of output"
+            )));
+        }
+        Ok(String::from_utf8_lossy(&out).trim().to_string())
     }
 
     /// Starts the game's process if it is not running; returns the deadline of this move
@@ -497,91 +504,5 @@ impl Player for ProcessPlayer {
         if let Some(log) = self.log.take() {
             log.close(LOG_WAIT).await;
         }
-    }
-}
-
-/// Feeds a per-move process its input, reads its output and waits for it to exit. When it
-/// exits, `kill` ends whatever else it started, so its output pipe closes.
-async fn collect(
-    child: &mut Proc,
-    input: Option<String>,
-    kill: impl Fn(),
-) -> std::io::Result<(ExitStatus, Vec<u8>)> {
-    let mut stdout = child.stdout.take().expect("stdout is piped");
-    let stdin = child.stdin.take();
-    let write = async move {
-        if let (Some(mut stdin), Some(line)) = (stdin, input) {
-            // A bot that does not read its input is its own business.
-            let _ = stdin.write_all(line.as_bytes()).await;
-        }
-    };
-    tokio::pin!(write);
-    let mut written = false;
-    let mut out = Vec::new();
-    let mut buf = [0u8; 4096];
-    let mut open = true;
-    let status = loop {
-        tokio::select! {
-            read = stdout.read(&mut buf), if open => match read {
-                Ok(0) | Err(_) => open = false,
-                Ok(n) => keep(&mut out, &buf[..n]),
-            },
-            () = &mut write, if !written => written = true,
-            status = child.wait() => break status?,
-        }
-    };
-    kill();
-    while open {
-        match stdout.read(&mut buf).await {
-            Ok(0) | Err(_) => open = false,
-            Ok(n) => keep(&mut out, &buf[..n]),
-        }
-    }
-    Ok((status, out))
-}
-
-/// Keeps at most one byte more than `MAX_REPLY` (enough to tell the reply is too long), and
-/// goes on draining the pipe past that.
-fn keep(out: &mut Vec<u8>, bytes: &[u8]) {
-    let room = (MAX_REPLY + 1).saturating_sub(out.len());
-    out.extend_from_slice(&bytes[..bytes.len().min(room)]);
-}
-
-/// Reads one reply line. `Err(None)`: the pipe closed; `Err(Some(_))`: the line is too long.
-pub(crate) async fn read_line(
-    reader: &mut BufReader<pipe::Receiver>,
-) -> Result<String, Option<String>> {
-    let mut line = Vec::new();
-    loop {
-        let available = reader.fill_buf().await.map_err(|_| None)?;
-        if available.is_empty() {
-            return Err(None);
-        }
-        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (&available[..i], i + 1),
-            None => (available, available.len()),
-        };
-        line.extend_from_slice(chunk);
-        let found = done > chunk.len();
-        reader.consume(done);
-        if line.len() > MAX_REPLY {
-            return Err(Some(format!("a reply line longer than {MAX_REPLY} bytes")));
-        }
-        if found {
-            return Ok(String::from_utf8_lossy(&line).trim().to_string());
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn empty_fields_become_dashes_in_lines() {
-        let fields: Vec<String> = ["", "", "0", "", "", "0"].map(String::from).to_vec();
-        assert_eq!(encode_line(&fields), "- - 0 - - 0\n");
-        let fields: Vec<String> = ["04", "15", "3"].map(String::from).to_vec();
-        assert_eq!(encode_line(&fields), "04 15 3\n");
     }
 }

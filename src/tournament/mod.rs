@@ -32,8 +32,39 @@ use runner::{GameSeed, Seats, Settings};
 /// What a finished run reports.
 #[derive(Debug)]
 pub struct Summary {
+    /// Games played by this run (a resumed run does not count the games before it).
+    pub played: usize,
+    /// Games of the tournament recorded in all.
     pub games: usize,
     pub elapsed: Duration,
+    /// Bots that could not play, with the reason.
+    pub left_out: Vec<(String, String)>,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "played {}", plural(self.played, "game"))?;
+        if self.games != self.played {
+            write!(f, " ({} in all)", self.games)?;
+        }
+        write!(f, " in {:.1} s", self.elapsed.as_secs_f64())?;
+        if !self.left_out.is_empty() {
+            write!(f, "; {} left out:", plural(self.left_out.len(), "bot"))?;
+            for (name, reason) in &self.left_out {
+                write!(f, "\n  `{name}`: {reason}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `1 game`, `2 games`.
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 /// A tournament stopped by Ctrl-C: its finished games are safe and it can be resumed.
@@ -63,9 +94,38 @@ pub async fn run(config: RunConfig) -> Result<Summary> {
     let started = Instant::now();
     let started_wall = std::time::SystemTime::now();
     let out = config.out().to_path_buf();
-    let specs = crate::bot::load_all(&config.all_bots(), config.game)?;
-    if specs.len() < 2 {
-        bail!("a tournament needs at least two bots, got {}", specs.len());
+    let loaded = crate::bot::load_all(&config.all_bots(), config.game);
+    let is_reference = |source: &Path| {
+        config
+            .tournament
+            .gauntlet
+            .iter()
+            .any(|r| Path::new(&r.to_string()) == source)
+    };
+    for rejected in &loaded.rejected {
+        if is_reference(&rejected.source) {
+            bail!(
+                "reference bot `{}` cannot play: {}",
+                rejected.name,
+                rejected.reason
+            );
+        }
+        eprintln!(
+            "warning: bot `{}` is left out: {}",
+            rejected.name, rejected.reason
+        );
+    }
+    let specs = loaded.specs;
+    if specs.len() < 2 && config.tournament.gauntlet.is_empty() {
+        bail!(
+            "a tournament needs at least two bots, got {}{}",
+            specs.len(),
+            if loaded.rejected.is_empty() {
+                ""
+            } else {
+                " that can play (see the warnings above)"
+            }
+        );
     }
     let games_path = out.join("games.csv");
     if games_path.exists() {
@@ -119,13 +179,19 @@ pub async fn run(config: RunConfig) -> Result<Summary> {
         config,
         gauntlet: references,
         bots: entries,
-        excluded: excluded
-            .iter()
-            .map(|(s, reason)| Excluded {
+        excluded: loaded
+            .rejected
+            .into_iter()
+            .map(|r| Excluded {
+                name: r.name,
+                source: r.source,
+                reason: r.reason,
+            })
+            .chain(excluded.iter().map(|(s, reason)| Excluded {
                 name: s.name.clone(),
                 source: s.source.clone(),
                 reason: reason.clone(),
-            })
+            }))
             .collect(),
     };
     info.write(&out)?;
@@ -145,7 +211,15 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
         info.config.tournament.jobs = Some(jobs);
     }
     let sources = info.sources()?;
-    let specs = crate::bot::load_all(&sources, info.config.game)?;
+    let loaded = crate::bot::load_all(&sources, info.config.game);
+    if let Some(rejected) = loaded.rejected.first() {
+        bail!(
+            "bot `{}` played in the tournament but cannot play now: {}",
+            rejected.name,
+            rejected.reason
+        );
+    }
+    let specs = loaded.specs;
     for (spec, entry) in specs.iter().zip(&info.bots) {
         if spec.name != entry.name {
             bail!(
@@ -293,6 +367,7 @@ async fn finish(
 ) -> Result<Summary> {
     let config = &info.config;
     let out = config.out().to_path_buf();
+    let before = records.len();
     let references = &info.gauntlet;
     let names: Vec<&str> = bots.iter().map(|b| b.spec.name.as_str()).collect();
     let schedule = schedule(config, &names, references);
@@ -409,8 +484,14 @@ async fn finish(
         print!("\n{}", export::grades::markdown(grades));
     }
     Ok(Summary {
+        played: records.len() - before,
         games: records.len(),
         elapsed: started.elapsed(),
+        left_out: info
+            .excluded
+            .iter()
+            .map(|e| (e.name.clone(), e.reason.clone()))
+            .collect(),
     })
 }
 

@@ -1,0 +1,111 @@
+//! The bytes between arena and a bot's processes: request lines out, replies in, with the
+//! size limit on replies and pipes that are always drained.
+
+use std::process::ExitStatus;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::unix::pipe;
+
+use crate::sandbox::spawn::Proc;
+
+/// The most bytes of a reply: a longer one is illegal.
+pub const MAX_REPLY: usize = 64 * 1024;
+
+/// Encodes request fields as a protocol line: space-separated, an empty field written as `-`.
+pub fn encode_line(fields: &[String]) -> String {
+    let mut line = String::new();
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            line.push(' ');
+        }
+        line.push_str(if f.is_empty() { "-" } else { f });
+    }
+    line.push('\n');
+    line
+}
+
+/// Feeds a per-move process its input, reads its output and waits for it to exit. When it
+/// exits, `kill` ends whatever else it started, so its output pipe closes.
+pub(super) async fn collect(
+    child: &mut Proc,
+    input: Option<String>,
+    kill: impl Fn(),
+) -> std::io::Result<(ExitStatus, Vec<u8>)> {
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let stdin = child.stdin.take();
+    let write = async move {
+        if let (Some(mut stdin), Some(line)) = (stdin, input) {
+            // A bot that does not read its input is its own business.
+            let _ = stdin.write_all(line.as_bytes()).await;
+        }
+    };
+    tokio::pin!(write);
+    let mut written = false;
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut open = true;
+    let status = loop {
+        tokio::select! {
+            read = stdout.read(&mut buf), if open => match read {
+                Ok(0) | Err(_) => open = false,
+                Ok(n) => keep(&mut out, &buf[..n]),
+            },
+            () = &mut write, if !written => written = true,
+            status = child.wait() => break status?,
+        }
+    };
+    kill();
+    while open {
+        match stdout.read(&mut buf).await {
+            Ok(0) | Err(_) => open = false,
+            Ok(n) => keep(&mut out, &buf[..n]),
+        }
+    }
+    Ok((status, out))
+}
+
+/// Keeps at most one byte more than `MAX_REPLY` (enough to tell the reply is too long), and
+/// goes on draining the pipe past that.
+fn keep(out: &mut Vec<u8>, bytes: &[u8]) {
+    let room = (MAX_REPLY + 1).saturating_sub(out.len());
+    out.extend_from_slice(&bytes[..bytes.len().min(room)]);
+}
+
+/// Reads one reply line. `Err(None)`: the pipe closed; `Err(Some(_))`: the line is too long.
+pub(crate) async fn read_line(
+    reader: &mut BufReader<pipe::Receiver>,
+) -> Result<String, Option<String>> {
+    let mut line = Vec::new();
+    loop {
+        let available = reader.fill_buf().await.map_err(|_| None)?;
+        if available.is_empty() {
+            return Err(None);
+        }
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], i + 1),
+            None => (available, available.len()),
+        };
+        line.extend_from_slice(chunk);
+        let found = done > chunk.len();
+        reader.consume(done);
+        if line.len() > MAX_REPLY {
+            return Err(Some(format!("a reply line longer than {MAX_REPLY} bytes")));
+        }
+        if found {
+            return Ok(String::from_utf8_lossy(&line).trim().to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_fields_become_dashes_in_lines() {
+        let fields: Vec<String> = ["", "", "0", "", "", "0"].map(String::from).to_vec();
+        assert_eq!(encode_line(&fields), "- - 0 - - 0\n");
+        let fields: Vec<String> = ["04", "15", "3"].map(String::from).to_vec();
+        assert_eq!(encode_line(&fields), "04 15 3\n");
+    }
+}
