@@ -89,6 +89,13 @@ pub struct TournamentOptions {
     /// Games played in parallel [default: the number of CPUs].
     #[arg(long, short = 'j', value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
+
+    /// Games one bot may play at once, each in its own copy of the bot's directory (files a
+    /// bot writes are then not seen by its other games); `1` plays a bot's games one after
+    /// the other in one directory [default: `--jobs`].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[serde(default)]
+    pub instances: Option<u32>,
 }
 
 /// Time limits.
@@ -240,6 +247,13 @@ impl RunConfig {
     /// Games played at once.
     pub fn jobs(&self) -> usize {
         self.tournament.jobs.map_or(num_cpus(), |j| j as usize)
+    }
+
+    /// Games one bot may play at once.
+    pub fn instances(&self) -> usize {
+        self.tournament
+            .instances
+            .map_or(self.jobs(), |n| n as usize)
     }
 
     /// The time limits of every move.

@@ -170,3 +170,37 @@ fn a_reply_counts_whatever_the_exit_status_as_in_the_koth_controller() {
     let log = std::fs::read_to_string(out.join("logs/quitter.log")).unwrap();
     assert!(log.contains("replied, then exited with status 3"), "{log}");
 }
+
+#[test]
+fn a_reference_plays_several_games_at_once_in_its_own_copies_issue_13() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let morra = fixtures("morra");
+    let bot = |b: &str| morra.join(b).display().to_string();
+    arena_ok(&[
+        "run",
+        "morra",
+        "--gauntlet",
+        &bot("det-a"),
+        &bot("det-b"),
+        &bot("det-c"),
+        &bot("det-d"),
+        "--jobs",
+        "3",
+        "--morra-rounds",
+        "200",
+        "--keep-work",
+        "--quiet",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(games(&out).len(), 3);
+    // The reference needed a second and a third copy to play its three games at once.
+    let work: Vec<String> = std::fs::read_dir(out.join("work"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(work.iter().any(|w| w == "det-a@2"), "{work:?}");
+    let log = std::fs::read_to_string(out.join("logs/det-a.log")).unwrap();
+    assert!(!log.contains("cannot"), "{log}");
+}

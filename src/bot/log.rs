@@ -49,6 +49,7 @@ impl Counters {
 }
 
 /// The log of one bot.
+#[derive(Clone)]
 pub struct BotLog {
     path: PathBuf,
     counters: Arc<Mutex<Counters>>,

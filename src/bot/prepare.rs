@@ -20,6 +20,8 @@ pub struct PreparedBot {
     pub program: PathBuf,
     pub args: Vec<String>,
     pub log: BotLog,
+    /// Directories outside its copy the bot may read (interpreters installed elsewhere).
+    pub read: Vec<PathBuf>,
     /// The bot's confinement: uid, Landlock rules, cgroups, limits.
     pub jail: Jail,
 }
@@ -114,8 +116,48 @@ pub async fn prepare(
         program,
         args,
         log,
+        read,
         jail,
     }))
+}
+
+/// Another instance of a prepared bot, `n` (from 2), for a game it plays while its other
+/// instances play theirs: a copy of its prepared (built) directory with a jail of its own,
+/// the jail's number `index` unique in the run. It shares the bot's log.
+pub fn instance(
+    bot: &PreparedBot,
+    n: usize,
+    index: usize,
+    opts: &PrepareOptions,
+) -> Result<PreparedBot> {
+    let base = bot
+        .workdir
+        .file_name()
+        .map_or_else(|| "bot".into(), |f| f.to_string_lossy().into_owned());
+    let file_name = format!("{base}@{n}");
+    let workdir = opts.work_root.join(&file_name);
+    copy_tree(&bot.workdir, &workdir)?;
+    let workdir = workdir
+        .canonicalize()
+        .with_context(|| format!("cannot resolve `{}`", workdir.display()))?;
+    let jail = opts
+        .sandbox
+        .jail(index, &file_name, &workdir, bot.jail.limits, &bot.read)
+        .with_context(|| format!("cannot set up the sandbox of bot `{}`", bot.spec.name))?;
+    // A program inside the bot's copy is the same file in this instance's copy.
+    let program = match bot.program.strip_prefix(&bot.workdir) {
+        Ok(inside) => workdir.join(inside),
+        Err(_) => bot.program.clone(),
+    };
+    Ok(PreparedBot {
+        spec: bot.spec.clone(),
+        workdir,
+        program,
+        args: bot.args.clone(),
+        log: bot.log.clone(),
+        read: bot.read.clone(),
+        jail,
+    })
 }
 
 /// Copies a directory tree, following symbolic links.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use tokio::task::JoinSet;
 
-use super::prepare::{prepare, PrepareOptions, PreparedBot};
+use super::prepare::{instance, prepare, PrepareOptions, PreparedBot};
 use super::BotSpec;
 use crate::sandbox::Sandbox;
 
@@ -101,6 +101,15 @@ impl Workspace {
         Ok((ready, excluded))
     }
 
+    /// What makes more instances of the prepared bots during the run; the jails it makes are
+    /// numbered from `first_index` on, after the bots'.
+    pub fn instances(&self, first_index: usize) -> Instances {
+        Instances {
+            prep: self.prep.clone(),
+            next_index: std::sync::atomic::AtomicUsize::new(first_index),
+        }
+    }
+
     /// Prepares one bot; the reason it cannot play is an error.
     pub async fn prepare_one(&self, spec: BotSpec) -> Result<Arc<PreparedBot>> {
         match prepare(spec, 0, "bot", &self.prep).await? {
@@ -135,6 +144,22 @@ impl Workspace {
         };
         self.closed = true;
         result
+    }
+}
+
+/// Makes more instances of prepared bots, so a bot can play several games at once.
+pub struct Instances {
+    prep: PrepareOptions,
+    next_index: std::sync::atomic::AtomicUsize,
+}
+
+impl Instances {
+    /// Instance `n` (from 2) of `bot`: a copy of its prepared directory in a jail of its own.
+    pub fn make(&self, bot: &PreparedBot, n: usize) -> Result<PreparedBot> {
+        let index = self
+            .next_index
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        instance(bot, n, index, &self.prep)
     }
 }
 

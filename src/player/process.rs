@@ -112,7 +112,12 @@ pub struct ProcessPlayer {
     session: Option<Session>,
     /// What an engine has been told, for the engine protocols.
     engine: Option<Engine>,
+    /// Called with the bot when the player is dropped and its processes are gone.
+    release: Option<Release>,
 }
+
+/// What a player does with its bot when it is done (an instance goes back to its pool).
+pub type Release = Box<dyn FnOnce(Arc<PreparedBot>) + Send + Sync>;
 
 struct Session {
     child: Proc,
@@ -189,7 +194,22 @@ impl ProcessPlayer {
             stderr_start,
             session: None,
             engine,
+            release: None,
         }
+    }
+
+    /// Calls `release` with the bot when this player is dropped.
+    pub fn on_release(mut self, release: Release) -> Self {
+        self.release = Some(release);
+        self
+    }
+
+    /// A player that cannot start the bot in this game, for `why`: its moves fail as a crash.
+    pub fn unable(mut self, why: String) -> Self {
+        self.cage = None;
+        self.log = None;
+        self.setup_error = Some(why);
+        self
     }
 
     /// Starts a process of the bot with `extra` arguments, its sandbox applied.
@@ -461,6 +481,11 @@ impl Drop for ProcessPlayer {
     fn drop(&mut self) {
         if let Some(session) = &self.session {
             self.kill_all(session.pid);
+        }
+        // The cage is closed by `finish`; after an abandoned game, dropping it kills the rest.
+        drop(self.cage.take());
+        if let Some(release) = self.release.take() {
+            release(Arc::clone(&self.bot));
         }
     }
 }

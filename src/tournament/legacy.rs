@@ -84,6 +84,8 @@ impl LegacyFile {
                 opening_plies: self.opening_plies,
                 seed: Some(self.seed),
                 jobs: Some(self.jobs as u32),
+                // The first layout played a bot's games one at a time.
+                instances: Some(1),
             },
             rules: self.config,
             time: TimeOptions {

@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::bot::prepare::PreparedBot;
-use crate::bot::workspace::Workspace;
+use crate::bot::workspace::{Instances, Workspace};
 
 use crate::config::RunConfig;
 use crate::export;
@@ -329,10 +329,49 @@ fn schedule(config: &RunConfig, names: &[&str], references: &[String]) -> Vec<Pa
     }
 }
 
-/// The bots of a tournament as players: each game gets fresh processes of its two bots.
+/// A bot's idle instances, and how many it has in all.
+type Pool = std::sync::Mutex<(Vec<Arc<PreparedBot>>, usize)>;
+
+/// A player that gives its instance back to `pool` when its game is over.
+fn returning(player: ProcessPlayer, pool: &Arc<Pool>) -> ProcessPlayer {
+    let pool = Arc::clone(pool);
+    player.on_release(Box::new(move |instance| {
+        pool.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .0
+            .push(instance);
+    }))
+}
+
+/// The bots of a tournament as players: each game gets fresh processes of its two bots, in
+/// an instance of each that no other running game uses.
 struct Lineup {
     bots: Vec<Arc<PreparedBot>>,
+    /// Each bot's idle instances (its first one is the bot itself), and how many it has.
+    idle: Vec<Arc<Pool>>,
+    instances: Instances,
+    capacity: usize,
     settings: PlayerSettings,
+}
+
+impl Lineup {
+    fn new(
+        bots: Vec<Arc<PreparedBot>>,
+        instances: Instances,
+        capacity: usize,
+        settings: PlayerSettings,
+    ) -> Self {
+        Lineup {
+            idle: bots
+                .iter()
+                .map(|b| Arc::new(std::sync::Mutex::new((vec![Arc::clone(b)], 1))))
+                .collect(),
+            bots,
+            instances,
+            capacity,
+            settings,
+        }
+    }
 }
 
 impl Seats for Lineup {
@@ -342,13 +381,32 @@ impl Seats for Lineup {
         &self.bots[bot].spec.name
     }
 
+    fn capacity(&self, _bot: usize) -> usize {
+        self.capacity
+    }
+
     fn player(&self, bot: usize, game: &GameSeed) -> ProcessPlayer {
         let settings = PlayerSettings {
             seed: game.seed,
             tag: game.game_id.to_string(),
             ..self.settings.clone()
         };
-        ProcessPlayer::new(Arc::clone(&self.bots[bot]), settings)
+        let mut idle = self.idle[bot].lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(instance) = idle.0.pop() {
+            return returning(ProcessPlayer::new(instance, settings), &self.idle[bot]);
+        }
+        idle.1 += 1;
+        let n = idle.1;
+        drop(idle);
+        let primary = &self.bots[bot];
+        match self.instances.make(primary, n) {
+            Ok(instance) => returning(
+                ProcessPlayer::new(Arc::new(instance), settings),
+                &self.idle[bot],
+            ),
+            Err(e) => ProcessPlayer::new(Arc::clone(primary), settings)
+                .unable(format!("cannot make another instance: {e:#}")),
+        }
     }
 
     fn note(&self, bot: usize, text: &str) {
@@ -388,8 +446,12 @@ async fn finish(
         replays: config.replays().then(|| out.join("replays")),
         move_time: limits.move_time,
     });
-    let lineup = Arc::new(Lineup {
-        settings: PlayerSettings {
+    let instances = workspace.instances(bots.len());
+    let lineup = Arc::new(Lineup::new(
+        bots,
+        instances,
+        config.instances(),
+        PlayerSettings {
             game: config.game.name(),
             seed: 0,
             limits,
@@ -397,8 +459,7 @@ async fn finish(
             pause: config.pause_opponent(),
             tag: String::new(),
         },
-        bots,
-    });
+    ));
     // One stream for the whole run: it keeps a Ctrl-C that arrives between two polls.
     let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
         .context("cannot listen for Ctrl-C")?;

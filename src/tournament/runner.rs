@@ -26,6 +26,11 @@ pub trait Seats: Send + Sync + 'static {
     fn name(&self, bot: usize) -> &str;
     /// A player of bot `bot` for one game.
     fn player(&self, bot: usize, game: &GameSeed) -> Self::Player;
+    /// How many games bot `bot` may play at once.
+    fn capacity(&self, bot: usize) -> usize {
+        let _ = bot;
+        1
+    }
     /// Tells bot `bot`'s log what it did wrong in a game.
     fn note(&self, bot: usize, text: &str) {
         let _ = (bot, text);
@@ -60,9 +65,11 @@ pub struct Played {
     pub interrupted: bool,
 }
 
-/// Plays every game of `schedule`, handing each record to `done` as its game ends (in the
-/// order games end). `stop` resolving abandons the running games: dropping them kills their
-/// processes; finished games are already handed over.
+/// Plays every game of `schedule`, at most `jobs` at once and each bot in at most its
+/// [capacity](Seats::capacity) of games at once, handing each record to `done` as its game
+/// ends (in the order games end). Games of idle bots go first, in schedule order, so extra
+/// instances are made only when nothing else can run. `stop` resolving abandons the running
+/// games: dropping them kills their processes; finished games are already handed over.
 pub async fn play_schedule<S: Seats>(
     settings: &Arc<Settings>,
     seats: &Arc<S>,
@@ -72,21 +79,26 @@ pub async fn play_schedule<S: Seats>(
     done: &mut dyn FnMut(&GameRecord) -> Result<()>,
 ) -> Result<Played> {
     let mut pending: VecDeque<Pairing> = schedule.into();
-    let mut busy = vec![false; bots];
+    let mut busy = vec![0usize; bots];
+    let capacity: Vec<usize> = (0..bots).map(|b| seats.capacity(b).max(1)).collect();
     let mut running = JoinSet::new();
     let mut records = Vec::new();
     tokio::pin!(stop);
     loop {
         while running.len() < settings.jobs.max(1) {
-            let Some(pos) = pending
+            let idle = pending
                 .iter()
-                .position(|p| p.seats.iter().all(|&s| !busy[s]))
-            else {
+                .position(|p| p.seats.iter().all(|&s| busy[s] == 0));
+            let Some(pos) = idle.or_else(|| {
+                pending
+                    .iter()
+                    .position(|p| p.seats.iter().all(|&s| busy[s] < capacity[s]))
+            }) else {
                 break;
             };
             let pairing = pending.remove(pos).expect("the position is in range");
             for s in pairing.seats {
-                busy[s] = true;
+                busy[s] += 1;
             }
             running.spawn(play_game(Arc::clone(settings), Arc::clone(seats), pairing));
         }
@@ -103,7 +115,7 @@ pub async fn play_schedule<S: Seats>(
         };
         let (pairing, outcome, elapsed) = joined.context("a game panicked")?;
         for s in pairing.seats {
-            busy[s] = false;
+            busy[s] -= 1;
         }
         let names = pairing.seats.map(|s| seats.name(s));
         for (i, fault) in outcome.faults.iter().enumerate() {

@@ -14,6 +14,8 @@ use crate::schedule::{gauntlet, round_robin, shard, Pairing};
 /// Bots played by strategies; counts how many games each bot plays at once.
 struct Strategies {
     bots: Vec<(String, Strategy)>,
+    /// Games a bot may play at once.
+    capacity: usize,
     playing: Arc<Vec<AtomicUsize>>,
     most_at_once: Arc<AtomicUsize>,
 }
@@ -22,6 +24,7 @@ impl Strategies {
     fn new(bots: &[(&str, Strategy)]) -> Self {
         Strategies {
             bots: bots.iter().map(|(n, s)| (n.to_string(), *s)).collect(),
+            capacity: 1,
             playing: Arc::new(bots.iter().map(|_| AtomicUsize::new(0)).collect()),
             most_at_once: Arc::new(AtomicUsize::new(0)),
         }
@@ -58,6 +61,10 @@ impl Seats for Strategies {
 
     fn name(&self, bot: usize) -> &str {
         &self.bots[bot].0
+    }
+
+    fn capacity(&self, _bot: usize) -> usize {
+        self.capacity
     }
 
     fn player(&self, bot: usize, _game: &GameSeed) -> Counted {
@@ -313,4 +320,31 @@ fn shards_together_play_the_whole_gauntlet_once() {
         merged.extend(play(&settings, &seats, part, None).records);
     }
     assert_eq!(results(&merged), results(&whole.records));
+}
+
+#[test]
+fn a_gauntlet_keeps_every_job_busy_when_bots_have_instances_issue_13() {
+    let bots: Vec<(&str, Strategy)> = vec![
+        ("ref", first_legal),
+        ("x", first_legal),
+        ("y", first_legal),
+        ("z", first_legal),
+    ];
+    let mut seats = Strategies::new(&bots);
+    seats.capacity = 3;
+    let seats = Arc::new(seats);
+    let schedule = gauntlet(&[1, 2, 3], &[0], 1, 2);
+    let played = play(
+        &settings(GameKind::Othello, 3),
+        &seats,
+        schedule.clone(),
+        None,
+    );
+    assert_eq!(played.records.len(), 6);
+    // The reference played three games at once; the results are those of one at a time.
+    assert_eq!(seats.most_at_once.load(Ordering::SeqCst), 3);
+    let one = Arc::new(Strategies::new(&bots));
+    let alone = play(&settings(GameKind::Othello, 3), &one, schedule, None);
+    assert_eq!(one.most_at_once.load(Ordering::SeqCst), 1);
+    assert_eq!(results(&played.records), results(&alone.records));
 }
