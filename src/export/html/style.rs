@@ -101,14 +101,14 @@ details > summary h2 { display: inline-block; border: none; margin: 0; padding: 
 .v-head { display: flex; align-items: center; justify-content: space-between; gap: 12px; }
 .v-head h2 { margin: 0; border: none; padding: 0; font-size: 17px; overflow-wrap: anywhere; }
 .v-controls { display: flex; align-items: center; gap: 6px; margin: 10px 0 4px; }
-.v-controls button, #v-close { font-size: 15px; min-width: 2.4em; padding: 3px 8px; border-radius: 6px;
+.v-controls button, #v-close { font-size: 17px; line-height: 1.1; min-width: 2.4em; padding: 3px 8px; border-radius: 6px;
   border: 1px solid var(--line); background: var(--head); cursor: pointer; }
 .v-controls button:disabled { opacity: .4; cursor: default; }
 #v-step { flex: 1; }
 #v-pos { min-width: 6em; text-align: right; color: var(--muted); font-variant-numeric: tabular-nums; }
 #v-status { min-height: 2.9em; margin: 6px 0; font-size: 14px; }
 #v-result { color: var(--muted); font-size: 13px; }
-.board { display: grid; gap: 0; width: min(100%, 560px); margin: 0 auto; font-size: 11px; }
+.board { display: grid; gap: 0; width: min(100%, 560px, 60vh); margin: 0 auto; font-size: 11px; }
 .board .coord { display: flex; align-items: center; justify-content: center; color: var(--muted); }
 .board .cell { position: relative; aspect-ratio: 1; display: flex; align-items: center; justify-content: center; }
 .board.othello .cell { background: #2e8b57; border: 1px solid #1d5e3a; }
@@ -123,7 +123,7 @@ details > summary h2 { display: inline-block; border: none; margin: 0; padding: 
 .v-table tr.hit td { font-weight: 650; }
 .v-table tr.bad td { color: var(--bad); }
 .v-table tr.secret td { color: var(--muted); }
-#v-body { max-height: 62vh; overflow: auto; }
+#v-body { max-height: 66vh; overflow: auto; }
 footer { margin-top: 40px; color: var(--faint); font-size: 12px; }
 @page { margin: 14mm 12mm; }
 @media print {

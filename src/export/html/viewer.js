@@ -45,7 +45,12 @@
       if (line.trim() === "") { return; }
       var o;
       try { o = JSON.parse(line); } catch (e) { return; }
-      if (!replay.header && o.game !== undefined) { replay.header = o; }
+      if (!replay.header && o.game !== undefined) {
+        // Seeds are 64-bit: keep their digits, which a JavaScript number would round.
+        var seed = /"seed":(\d+)/.exec(line);
+        if (seed) { o.seed = seed[1]; }
+        replay.header = o;
+      }
       else if (o.seat !== undefined) { replay.moves.push(o); }
       else if (o.result !== undefined) { replay.result = o; }
     });
@@ -92,7 +97,7 @@
   }
 
   function boardGame(r, size, othello) {
-    var names = othello ? { X: "black", O: "white" } : { X: "black", O: "white" };
+    var names = { X: "black", O: "white" };
     var first = r.moves.length && r.moves[0].request ? r.moves[0].request[0] : "";
     var start = first.length === size * size ? first.split("") : [];
     if (!start.length) {
@@ -241,6 +246,10 @@
     };
   }
 
+  function duration(ms) {
+    return ms >= 1000 && ms % 1000 === 0 ? ms / 1000 + " s" : ms + " ms";
+  }
+
   function describe(r) {
     var x = r.result;
     if (!x) { return "The game did not finish (the controller was stopped)."; }
@@ -280,7 +289,7 @@
       view = kinds[h.game]();
       byId("v-title").textContent = h.game + " · game " + h.game_id + ": " + h.bot_a + " vs " + h.bot_b;
       byId("v-sub").textContent = "Round " + h.round + " · seed " + h.seed + " · move time " +
-        h.move_time_ms + " ms · run " + h.run;
+        duration(h.move_time_ms) + " · run " + h.run;
       byId("v-result").textContent = describe(r);
       var raw = el("a", null, "raw replay");
       raw.href = href;

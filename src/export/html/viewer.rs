@@ -12,11 +12,11 @@ const DIALOG: &str = "<dialog id=\"viewer\" aria-labelledby=\"v-title\">
 <button type=\"button\" id=\"v-close\" title=\"close (Esc)\">✕</button></div>
 <p id=\"v-sub\" class=\"sub\"></p>
 <div class=\"v-controls\">\
-<button type=\"button\" id=\"v-first\" title=\"first (Home)\">⏮</button>\
-<button type=\"button\" id=\"v-prev\" title=\"previous (←)\">◀</button>\
+<button type=\"button\" id=\"v-first\" title=\"first (Home)\">«</button>\
+<button type=\"button\" id=\"v-prev\" title=\"previous (←)\">‹</button>\
 <input type=\"range\" id=\"v-step\" min=\"0\" max=\"0\" value=\"0\" aria-label=\"move\"/>\
-<button type=\"button\" id=\"v-next\" title=\"next (→)\">▶</button>\
-<button type=\"button\" id=\"v-last\" title=\"last (End)\">⏭</button>\
+<button type=\"button\" id=\"v-next\" title=\"next (→)\">›</button>\
+<button type=\"button\" id=\"v-last\" title=\"last (End)\">»</button>\
 <span id=\"v-pos\"></span></div>
 <p id=\"v-status\"></p>
 <div id=\"v-body\"></div>
