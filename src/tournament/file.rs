@@ -119,8 +119,8 @@ impl TournamentFile {
             let ms = d.as_millis();
             match ms {
                 0 => "0 s".to_string(),
-                ms if ms % 60_000 == 0 => format!("{} min", ms / 60_000),
-                ms if ms % 1000 == 0 => format!("{} s", ms / 1000),
+                ms if ms.is_multiple_of(60_000) => format!("{} min", ms / 60_000),
+                ms if ms.is_multiple_of(1000) => format!("{} s", ms / 1000),
                 ms if ms > 1000 => format!("{:.1} s", ms as f64 / 1000.0),
                 ms => format!("{ms} ms"),
             }
@@ -128,7 +128,7 @@ impl TournamentFile {
         let bytes = |n: u64| {
             let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
             match units.iter().find(|(size, _)| n >= *size) {
-                Some((size, unit)) if n % size == 0 => format!("{} {unit}", n / size),
+                Some((size, unit)) if n.is_multiple_of(*size) => format!("{} {unit}", n / size),
                 Some((size, unit)) => format!("{:.1} {unit}", n as f64 / *size as f64),
                 None => format!("{n} bytes"),
             }

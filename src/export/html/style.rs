@@ -119,6 +119,7 @@ details > summary h2 { display: inline-block; border: none; margin: 0; padding: 
 .stone.white { background: radial-gradient(circle at 35% 30%, #fff, #cfd3d6 75%); border: 1px solid #8a8f94; }
 .v-table { margin: 0 auto; }
 .v-table th, .v-table td { text-align: right; border-bottom: 1px solid var(--rule); padding: 3px 10px; }
+.v-table.numeron td:nth-child(2), .v-table.numeron th:nth-child(2) { text-align: left; }
 .v-table tr.now { background: #fff6d6; }
 .v-table tr.hit td { font-weight: 650; }
 .v-table tr.bad td { color: var(--bad); }
