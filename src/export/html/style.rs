@@ -138,7 +138,7 @@ footer { margin-top: 40px; color: var(--faint); font-size: 12px; }
   a { color: inherit; text-decoration: none; }
   .standings tbody tr:nth-child(even) { background: none; }
   .callout { background: none; }
-  footer, #viewer, #games, #configuration summary { display: none; }
+  footer, #viewer, #games { display: none; }
   th, td { padding: 4px 6px; }
   svg.bar, svg.axis { width: 176px; height: auto; }
   .hm { width: 3.2em; min-width: 3.2em; height: 2.8em; }
