@@ -42,7 +42,7 @@ pub fn run(args: StandingsArgs) -> Result<()> {
         Some(dir) => {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create `{}`", dir.display()))?;
-            export::write_all(dir, &games, &report_options(&args, &games, dir))?.standings
+            export::write_all(dir, &games, &report_options(&args, &games, dir)?)?.standings
         }
         None => export::rated_standings(&games, args.anchor.as_deref())?.0,
     };
@@ -56,7 +56,11 @@ pub fn run(args: StandingsArgs) -> Result<()> {
 
 /// The HTML report's title, configuration and replay links: a single tournament's own
 /// description when its `tournament.json` is beside the CSV.
-fn report_options(args: &StandingsArgs, games: &[Game], out: &Path) -> export::ReportOptions {
+fn report_options(
+    args: &StandingsArgs,
+    games: &[Game],
+    out: &Path,
+) -> Result<export::ReportOptions> {
     let game = games.first().map_or("no games", |g| g.game.name());
     let single = match args.csv.as_slice() {
         [csv] => csv.parent().map(|d| d.to_path_buf()),
@@ -73,15 +77,51 @@ fn report_options(args: &StandingsArgs, games: &[Game], out: &Path) -> export::R
             vec![("games CSVs".to_string(), files.join(", "))],
         )
     });
-    // Links to replays work only from the directory that holds them.
-    let replays = single.is_some_and(|d| {
-        d.join("replays").is_dir() && d.canonicalize().ok() == out.canonicalize().ok()
-    });
-    export::ReportOptions {
+    Ok(export::ReportOptions {
         anchor: args.anchor.clone(),
         title,
         config,
-        replays,
+        replays: replay_dirs(&args.csv, out)?,
         gauntlet: None,
+    })
+}
+
+/// The `replays/` directory beside each CSV, for the games read from that CSV, linked
+/// relative to the output directory `out`.
+fn replay_dirs(csvs: &[PathBuf], out: &Path) -> Result<Vec<export::html::ReplayDir>> {
+    let mut dirs = Vec::new();
+    let mut start = 0;
+    if !csvs.iter().any(|c| beside(c).join("replays").is_dir()) {
+        return Ok(dirs);
+    }
+    for csv in csvs {
+        let replays = beside(csv).join("replays");
+        let href = replays
+            .is_dir()
+            .then(|| export::html::replays::relative_href(out, &replays))
+            .flatten();
+        // Each CSV's games follow the previous ones' in the table.
+        let count = if csvs.len() == 1 {
+            usize::MAX
+        } else {
+            read_table(std::slice::from_ref(csv))?.len()
+        };
+        if let Some(href) = href {
+            dirs.push(export::html::ReplayDir {
+                games: start..start + count,
+                dir: replays,
+                href,
+            });
+        }
+        start += count;
+    }
+    Ok(dirs)
+}
+
+/// The directory a CSV is in: its run's output directory.
+fn beside(csv: &Path) -> PathBuf {
+    match csv.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
     }
 }

@@ -27,8 +27,9 @@ pub struct ReportOptions {
     pub title: String,
     /// The HTML report's configuration table.
     pub config: Vec<(String, String)>,
-    /// Whether `replays/<game_id>.jsonl` sit next to the reports, for links.
-    pub replays: bool,
+    /// Where the games' replays are (`replays/` beside the reports for a run), for the
+    /// report's links and viewer; empty for none.
+    pub replays: Vec<html::ReplayDir>,
     /// For a gauntlet, what to grade: then `grades.csv` and `grades.md` are written too.
     pub gauntlet: Option<Gauntlet>,
 }

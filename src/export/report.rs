@@ -24,7 +24,13 @@ impl Exporter for HtmlReportFile {
             ratings: Some(standings.rows.iter().map(|r| r.elo).collect()),
             first_move_elo: standings.first_move.map(|f| f.0),
             failures: failures(ctx.games),
-            replays: ctx.options.replays,
+            games: ctx.games,
+            grades: ctx.grades,
+            replays: html::replays::find(
+                ctx.games,
+                &ctx.options.replays,
+                html::replays::EMBED_LIMIT,
+            ),
         };
         Ok(html::render(&report))
     }
@@ -33,7 +39,7 @@ impl Exporter for HtmlReportFile {
 /// Every failure in `games`, in game order: one per bot that caused its game's end.
 pub fn failures(games: &GameTable) -> Vec<html::Failure> {
     let mut failures = Vec::new();
-    for g in games.iter() {
+    for (index, g) in games.iter().enumerate() {
         let culprits: &[u32] = match g.culprit {
             Culprit::Nobody => &[],
             Culprit::A => &[g.bot_a],
@@ -43,6 +49,7 @@ pub fn failures(games: &GameTable) -> Vec<html::Failure> {
         failures.extend(culprits.iter().map(|&bot| html::Failure {
             bot: games.name(bot).to_string(),
             game_id: g.game_id,
+            game: index,
             reason: g.reason,
         }));
     }

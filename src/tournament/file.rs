@@ -110,42 +110,66 @@ impl TournamentFile {
             .collect()
     }
 
-    /// The HTML report's title and configuration table.
+    /// The HTML report's title and configuration table, in human units (`512 MiB`, `20 s`),
+    /// with only the options that apply to the game played.
     pub fn describe(&self) -> (String, Vec<(String, String)>) {
         let c = &self.config;
         let t = &c.tournament;
-        let ms = |d: std::time::Duration| d.as_millis().to_string();
+        let time = |d: std::time::Duration| {
+            let ms = d.as_millis();
+            match ms {
+                0 => "0 s".to_string(),
+                ms if ms.is_multiple_of(60_000) => format!("{} min", ms / 60_000),
+                ms if ms.is_multiple_of(1000) => format!("{} s", ms / 1000),
+                ms if ms > 1000 => format!("{:.1} s", ms as f64 / 1000.0),
+                ms => format!("{ms} ms"),
+            }
+        };
+        let bytes = |n: u64| {
+            let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+            match units.iter().find(|(size, _)| n >= *size) {
+                Some((size, unit)) if n.is_multiple_of(*size) => format!("{} {unit}", n / size),
+                Some((size, unit)) => format!("{:.1} {unit}", n as f64 / *size as f64),
+                None => format!("{n} bytes"),
+            }
+        };
         let limits = c.move_limits();
         let mut rows = vec![
             ("arena version", self.arena_version.clone()),
             ("run", self.run.clone()),
             ("started at", self.started_at.clone()),
             ("game", c.game.name().to_string()),
-            (
-                "config",
-                format!(
-                    "morra_rounds {}, digits {}",
-                    c.rules.morra_rounds, c.rules.digits
-                ),
-            ),
+        ];
+        match c.game {
+            crate::game::GameKind::Morra => {
+                rows.push(("morra rounds", c.rules.morra_rounds.to_string()))
+            }
+            crate::game::GameKind::Numeron => rows.push(("digits", c.rules.digits.to_string())),
+            _ => {}
+        }
+        rows.extend([
             ("rounds", t.rounds.to_string()),
             ("games per pairing", c.games_per_pairing().to_string()),
             ("seed", c.seed().to_string()),
-            ("opening plies", t.opening_plies.to_string()),
+        ]);
+        if c.game.has_openings() {
+            rows.push(("opening plies", t.opening_plies.to_string()));
+        }
+        rows.extend([
             ("replays", c.replays().to_string()),
             ("jobs", c.jobs().to_string()),
-            ("move time ms", ms(limits.move_time)),
-            ("startup time ms", ms(limits.startup_time)),
-            ("build time ms", ms(c.time.build_time)),
-            ("log limit", c.limits.log_limit.to_string()),
+            ("move time", time(limits.move_time)),
+            ("startup time", time(limits.startup_time)),
+            ("build time", time(c.time.build_time)),
+            ("log limit", bytes(c.limits.log_limit)),
             ("keep work", c.output.keep_work.to_string()),
-            ("memory", c.limits.memory.to_string()),
+            ("memory", bytes(c.limits.memory)),
             ("max procs", c.limits.max_procs.to_string()),
-            ("max output", c.limits.max_output.to_string()),
+            ("max output", bytes(c.limits.max_output)),
             ("allow network", c.sandbox.allow_network.to_string()),
             ("pause opponent", c.pause_opponent().to_string()),
             ("no sandbox", c.sandbox.no_sandbox.to_string()),
-        ];
+        ]);
         if let Some(anchor) = &c.output.anchor {
             rows.push(("anchor", anchor.clone()));
         }

@@ -532,7 +532,11 @@ async fn finish(
             anchor: config.output.anchor.clone(),
             title,
             config: description,
-            replays: config.replays(),
+            replays: config
+                .replays()
+                .then(|| export::html::ReplayDir::beside(out.join("replays")))
+                .into_iter()
+                .collect(),
             gauntlet,
         },
     )?;

@@ -1,20 +1,28 @@
-//! `report.html`: the standings, rating bars, cross-table heatmap and failures as one
-//! self-contained page (inline CSS and SVG, no scripts, nothing fetched).
+//! `report.html`: the standings, rating bars, a gauntlet's grades, the cross-table heatmap,
+//! failures, every game with a replay viewer, and the configuration, as one self-contained
+//! page (inline CSS, SVG and script; replays embedded when small, else fetched beside it).
 //!
-//! The markup is also well-formed XML: every element is closed, every attribute quoted, and
-//! only the entities XML predefines are used, so tests (and tools) can parse it strictly.
+//! The markup is also well-formed XML: every element is closed, every attribute quoted, only
+//! the entities XML predefines are used, and scripts sit in CDATA sections, so tests (and
+//! tools) can parse it strictly.
 
 use std::fmt::Write;
 
-use crate::results::games::Reason;
+use crate::results::games::{GameTable, Reason};
+use crate::standings::grades::Grades;
 use crate::standings::Standings;
 
 mod bars;
+mod games;
+mod grades;
 mod heatmap;
+pub mod replays;
 mod style;
 mod tables;
+mod viewer;
 
 use heatmap::{crosstable, heatmap_print_zoom};
+pub use replays::{ReplayDir, Replays};
 use style::CSS;
 use tables::{failing_bots, failures, standings};
 
@@ -36,10 +44,13 @@ pub struct HtmlReport<'a> {
     pub first_move_elo: Option<f64>,
     /// One per game lost (or drawn) by a failure, for each culprit bot.
     pub failures: Vec<Failure>,
-    /// Whether `replays/<game_id>.jsonl` exist next to the report: without them (no replays
-    /// written, or standings merged from several runs whose game ids overlap) game ids are
-    /// listed without links.
-    pub replays: bool,
+    /// The games, listed with links to their replays.
+    pub games: &'a GameTable,
+    /// A gauntlet's grades, shown after the standings.
+    pub grades: Option<&'a Grades>,
+    /// Each game's replay link (games without one are listed unlinked), and the replays'
+    /// text when it is embedded.
+    pub replays: Replays,
 }
 
 /// A game a bot lost by its own failure.
@@ -49,6 +60,8 @@ pub struct Failure {
     pub bot: String,
     /// The game's id, which names its replay.
     pub game_id: u64,
+    /// The game's index in [`HtmlReport::games`], which finds its replay link.
+    pub game: usize,
     /// `Timeout`, `Illegal` or `Crash`; `Normal` is ignored.
     pub reason: Reason,
 }
@@ -87,20 +100,27 @@ pub fn render(report: &HtmlReport<'_>) -> String {
         plural(s.rows.len(), "bot", "bots"),
         plural(games as usize, "game", "games"),
     );
+    let failing = failing_bots(report);
+    standings(&mut out, report, &failing);
+    if let Some(g) = report.grades {
+        grades::grades(&mut out, g);
+    }
+    crosstable(&mut out, s);
+    failures(&mut out, report, &failing);
+    games::games(&mut out, report);
     if !report.config.is_empty() {
         configuration(&mut out, &report.config);
     }
-    let failing = failing_bots(report);
-    standings(&mut out, report, &failing);
-    crosstable(&mut out, s);
-    failures(&mut out, report, &failing);
-    out.push_str("<footer>Made by arena.</footer>\n</main>\n</body>\n</html>\n");
+    out.push_str("<footer>Made by arena.</footer>\n</main>\n");
+    viewer::viewer(&mut out, &report.replays);
+    out.push_str("</body>\n</html>\n");
     out
 }
 
+/// The configuration, collapsed: it matters less to a reader than the results.
 fn configuration(out: &mut String, config: &[(String, String)]) {
     out.push_str(
-        "<section id=\"configuration\">\n<h2>Configuration</h2>\n\
+        "<section id=\"configuration\">\n<details>\n<summary><h2>Configuration</h2></summary>\n\
          <table class=\"config\">\n<tbody>\n",
     );
     for (k, v) in config {
@@ -111,7 +131,7 @@ fn configuration(out: &mut String, config: &[(String, String)]) {
             esc(v)
         );
     }
-    out.push_str("</tbody>\n</table>\n</section>\n");
+    out.push_str("</tbody>\n</table>\n</details>\n</section>\n");
 }
 
 /// Escapes text for HTML text and quoted attributes, using only entities XML knows, and

@@ -81,6 +81,50 @@ svg .est { fill: #fff; stroke: #0b5cad; stroke-width: 2; }
   font-variant-numeric: tabular-nums; line-height: 1.5; }
 .ids a:hover { background: var(--head); }
 .ids .more { color: var(--muted); font-style: italic; }
+.grades th, .grades td { text-align: right; border-bottom: 1px solid var(--rule); vertical-align: top; }
+.grades thead th { border-bottom: 1px solid var(--line); }
+.grades .bot, .grades .reason { text-align: left; }
+.grades td.reason { color: var(--muted); font-size: 13px; max-width: 28em; }
+.grades .grade { text-align: center; font-weight: 700; text-transform: uppercase; font-size: 12px; }
+.grades .grade.pass { color: #1a7f37; }
+.grades .grade.fail { color: var(--bad); }
+.grades .pct, .grades .wdl { display: block; font-size: 11px; color: var(--muted); }
+.games th, .games td { text-align: right; border-bottom: 1px solid var(--rule); white-space: nowrap; }
+.games .bot, .games .result, .games .ending { text-align: left; }
+.games td.ids a, .games td.ids .gid { min-width: 2.8em; }
+details > summary { cursor: pointer; color: var(--muted); }
+details > summary h2 { display: inline-block; border: none; margin: 0; padding: 0; color: var(--ink); }
+#configuration { margin-top: 36px; border-top: 1px solid var(--line); padding-top: 12px; }
+#viewer { width: min(760px, 96vw); max-height: 94vh; border: 1px solid var(--line); border-radius: 8px;
+  padding: 16px 20px; box-shadow: 0 10px 40px rgba(0,0,0,.25); }
+#viewer::backdrop { background: rgba(31,35,40,.45); }
+.v-head { display: flex; align-items: center; justify-content: space-between; gap: 12px; }
+.v-head h2 { margin: 0; border: none; padding: 0; font-size: 17px; overflow-wrap: anywhere; }
+.v-controls { display: flex; align-items: center; gap: 6px; margin: 10px 0 4px; }
+.v-controls button, #v-close { font-size: 17px; line-height: 1.1; min-width: 2.4em; padding: 3px 8px; border-radius: 6px;
+  border: 1px solid var(--line); background: var(--head); cursor: pointer; }
+.v-controls button:disabled { opacity: .4; cursor: default; }
+#v-step { flex: 1; }
+#v-pos { min-width: 6em; text-align: right; color: var(--muted); font-variant-numeric: tabular-nums; }
+#v-status { min-height: 2.9em; margin: 6px 0; font-size: 14px; }
+#v-result { color: var(--muted); font-size: 13px; }
+.board { display: grid; gap: 0; width: min(100%, 560px, 60vh); margin: 0 auto; font-size: 11px; }
+.board .coord { display: flex; align-items: center; justify-content: center; color: var(--muted); }
+.board .cell { position: relative; aspect-ratio: 1; display: flex; align-items: center; justify-content: center; }
+.board.othello .cell { background: #2e8b57; border: 1px solid #1d5e3a; }
+.board.gomoku .cell { background: #e3c07b; border: 1px solid #a5823f; }
+.board .cell.last { box-shadow: inset 0 0 0 2px #d4a017; }
+.stone { width: 82%; height: 82%; border-radius: 50%; }
+.stone.black { background: radial-gradient(circle at 35% 30%, #555, #111 70%); }
+.stone.white { background: radial-gradient(circle at 35% 30%, #fff, #cfd3d6 75%); border: 1px solid #8a8f94; }
+.v-table { margin: 0 auto; }
+.v-table th, .v-table td { text-align: right; border-bottom: 1px solid var(--rule); padding: 3px 10px; }
+.v-table.numeron td:nth-child(2), .v-table.numeron th:nth-child(2) { text-align: left; }
+.v-table tr.now { background: #fff6d6; }
+.v-table tr.hit td { font-weight: 650; }
+.v-table tr.bad td { color: var(--bad); }
+.v-table tr.secret td { color: var(--muted); }
+#v-body { max-height: 66vh; overflow: auto; }
 footer { margin-top: 40px; color: var(--faint); font-size: 12px; }
 @page { margin: 14mm 12mm; }
 @media print {
@@ -94,7 +138,7 @@ footer { margin-top: 40px; color: var(--faint); font-size: 12px; }
   a { color: inherit; text-decoration: none; }
   .standings tbody tr:nth-child(even) { background: none; }
   .callout { background: none; }
-  footer { display: none; }
+  footer, #viewer, #games { display: none; }
   th, td { padding: 4px 6px; }
   svg.bar, svg.axis { width: 176px; height: auto; }
   .hm { width: 3.2em; min-width: 3.2em; height: 2.8em; }

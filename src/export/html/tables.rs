@@ -7,13 +7,13 @@ use super::bars::{finite, Axis};
 use super::{bot_class, esc, num, signed, HtmlReport, MAX_LISTED, REASONS};
 
 /// Bots with a failure, in standings order (then any bot only the failures name, by name),
-/// with the game ids of each reason in `REASONS` order, sorted.
+/// with the games of each reason in `REASONS` order as `(game id, index)`, sorted.
 pub(super) struct Failing<'a> {
     /// The bot's standings row, if it has one.
     row: Option<usize>,
     bot: &'a str,
     counts: [u32; 3],
-    games: [Vec<u64>; 3],
+    games: [Vec<(u64, usize)>; 3],
 }
 
 impl Failing<'_> {
@@ -26,10 +26,10 @@ impl Failing<'_> {
 }
 
 pub(super) fn failing_bots<'a>(report: &'a HtmlReport<'_>) -> Vec<Failing<'a>> {
-    let mut games: BTreeMap<&str, [Vec<u64>; 3]> = BTreeMap::new();
+    let mut games: BTreeMap<&str, [Vec<(u64, usize)>; 3]> = BTreeMap::new();
     for f in &report.failures {
         if let Some(k) = REASONS.iter().position(|(r, _)| *r == f.reason) {
-            games.entry(f.bot.as_str()).or_default()[k].push(f.game_id);
+            games.entry(f.bot.as_str()).or_default()[k].push((f.game_id, f.game));
         }
     }
     for ids in games.values_mut().flatten() {
@@ -178,8 +178,8 @@ pub(super) fn failures(out: &mut String, report: &HtmlReport<'_>, failing: &[Fai
     let _ = writeln!(
         out,
         "<p class=\"note\">Games each bot lost (or drew) by its own failure{}.</p>",
-        if report.replays {
-            "; each game id links to the game’s replay"
+        if report.replays.hrefs.iter().any(Option::is_some) {
+            "; each game id opens the game’s replay"
         } else {
             ""
         }
@@ -216,11 +216,14 @@ pub(super) fn failures(out: &mut String, report: &HtmlReport<'_>, failing: &[Fai
                 "<div class=\"ids\"><span class=\"why\">{}</span>",
                 heading.to_lowercase()
             );
-            for id in ids.iter().take(MAX_LISTED) {
-                if report.replays {
-                    let _ = write!(out, " <a href=\"replays/{id}.jsonl\">{id}</a>");
-                } else {
-                    let _ = write!(out, " <span class=\"gid\">{id}</span>");
+            for &(id, index) in ids.iter().take(MAX_LISTED) {
+                match report.replays.href(index) {
+                    Some(href) => {
+                        let _ = write!(out, " <a class=\"replay\" href=\"{}\">{id}</a>", esc(href));
+                    }
+                    None => {
+                        let _ = write!(out, " <span class=\"gid\">{id}</span>");
+                    }
                 }
             }
             if ids.len() > MAX_LISTED {

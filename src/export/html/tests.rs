@@ -18,6 +18,44 @@ fn game(id: u64, a: &str, b: &str, result: GameResult) -> GameRecord {
 
 const ODD: &str = "<b>&\"x\"";
 
+/// The games of [`sample`], as a table that lives as long as the test.
+fn sample_table() -> &'static GameTable {
+    Box::leak(Box::new(GameTable::from_records(&sample_games())))
+}
+
+fn sample_games() -> Vec<GameRecord> {
+    let mut games = vec![
+        game(1, "alpha", ODD, GameResult::A),
+        game(2, ODD, "alpha", GameResult::Draw),
+        game(3, "never", "alpha", GameResult::B),
+    ];
+    for id in 10..35 {
+        games.push(GameRecord {
+            reason: Reason::Timeout,
+            culprit: Culprit::A,
+            ..game(id, "alpha", "beta", GameResult::B)
+        });
+    }
+    games.push(GameRecord {
+        reason: Reason::Crash,
+        culprit: Culprit::B,
+        ..game(40, ODD, "alpha", GameResult::A)
+    });
+    games
+}
+
+/// Each sample game's replay beside the page, one of them embedded.
+fn sample_replays() -> Replays {
+    let hrefs: Vec<Option<String>> = sample_games()
+        .iter()
+        .map(|g| Some(format!("replays/{}.jsonl", g.game_id)))
+        .collect();
+    Replays {
+        embedded: vec![("replays/1.jsonl".into(), "{\"game\":\"<]]>&\"}\n".into())],
+        hrefs,
+    }
+}
+
 /// Three bots, one with an awkward name; `never` meets nobody but `alpha`; `alpha` times
 /// out 25 times against `beta` and crashes once.
 fn sample() -> (Standings, Vec<Failure>) {
@@ -36,6 +74,7 @@ fn sample() -> (Standings, Vec<Failure>) {
         failures.push(Failure {
             bot: "alpha".into(),
             game_id: id,
+            game: games.len() - 1,
             reason: Reason::Timeout,
         });
     }
@@ -47,6 +86,7 @@ fn sample() -> (Standings, Vec<Failure>) {
     failures.push(Failure {
         bot: "alpha".into(),
         game_id: 40,
+        game: games.len() - 1,
         reason: Reason::Crash,
     });
     (crate::standings::compute(&games), failures)
@@ -65,7 +105,9 @@ fn report(s: &Standings, failures: Vec<Failure>) -> HtmlReport<'_> {
         ratings: Some(ratings),
         first_move_elo: Some(35.4),
         failures,
-        replays: true,
+        games: sample_table(),
+        grades: None,
+        replays: sample_replays(),
     }
 }
 
@@ -98,9 +140,25 @@ fn the_page_parses_as_xml_and_is_self_contained() {
     let doc = parse(&html);
     assert_eq!(doc.root_element().tag_name().name(), "html");
     let lower = html.to_lowercase();
-    for bad in ["http://", "https://", "<script", "<link", "url(", "@import"] {
+    for bad in [
+        "http://",
+        "https://",
+        "<script src",
+        "<link",
+        "url(",
+        "@import",
+    ] {
         assert!(!lower.contains(bad), "found `{bad}`");
     }
+    // The scripts are inline, in CDATA sections; the embedded replay is escaped for both.
+    let scripts: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "script")
+        .map(text)
+        .collect();
+    assert_eq!(scripts.len(), 2);
+    assert!(scripts[0].contains("\"replays/1.jsonl\":\"{\\\"game\\\":\\\"\\u003c]]\\u003e\\u0026"));
+    assert!(scripts[1].contains("a.replay"));
     // Deterministic: the same report renders to the same bytes.
     let (s2, failures2) = sample();
     assert_eq!(render(&report(&s2, failures2)), html);
@@ -116,6 +174,7 @@ fn every_bot_name_comes_through_escaped() {
     let bots: Vec<String> = doc
         .descendants()
         .filter(|n| n.tag_name().name() == "td" && has_class(n, "bot"))
+        .filter(|n| !n.ancestors().any(|a| has_class(&a, "games")))
         .map(text)
         .collect();
     assert_eq!(bots, ["beta", "alpha", ODD, "never", "alpha"]);
@@ -173,7 +232,11 @@ fn failures_link_their_replays_up_to_a_cap() {
     let (s, failures) = sample();
     let html = render(&report(&s, failures.clone()));
     let doc = parse(&html);
-    let links: Vec<&str> = doc
+    let failures_section = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some("failures"))
+        .unwrap();
+    let links: Vec<&str> = failures_section
         .descendants()
         .filter(|n| n.tag_name().name() == "a")
         .filter_map(|n| n.attribute("href"))
@@ -193,10 +256,11 @@ fn failures_link_their_replays_up_to_a_cap() {
     assert!(html.contains("<td class=\"fail\"><a href=\"#fail-1\">25</a></td>"));
 
     let plain = render(&HtmlReport {
-        replays: false,
+        replays: Replays::default(),
         ..report(&s, failures)
     });
     assert!(!plain.contains("replays/"));
+    assert!(!plain.contains("<script") && !plain.contains("<dialog"));
     assert!(plain.contains("<span class=\"gid\">40</span>"));
 }
 
@@ -241,7 +305,9 @@ fn an_empty_tournament_still_renders() {
         ratings: Some(Vec::new()),
         first_move_elo: None,
         failures: Vec::new(),
-        replays: true,
+        games: sample_table(),
+        grades: None,
+        replays: Replays::default(),
     });
     parse(&html);
     assert!(html.contains("No games were played."));
@@ -295,4 +361,74 @@ fn the_colour_scale_runs_red_to_blue_through_grey() {
         }),
         6
     );
+}
+
+#[test]
+fn results_come_first_and_the_configuration_last_collapsed() {
+    use crate::standings::grades::{compute, Gauntlet, Rule};
+    let (s, failures) = sample();
+    let grades = compute(
+        sample_table(),
+        &Gauntlet {
+            references: vec!["alpha".into()],
+            candidates: vec!["beta".into(), "gone".into(), ODD.into()],
+            never_ran: vec![("gone".into(), "`build` failed".into())],
+            rule: Rule::BeatAll,
+        },
+    );
+    let html = render(&HtmlReport {
+        grades: Some(&grades),
+        ..report(&s, failures)
+    });
+    let doc = parse(&html);
+    let sections: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "section")
+        .filter_map(|n| n.attribute("id"))
+        .collect();
+    assert_eq!(
+        sections,
+        [
+            "standings",
+            "grades",
+            "crosstable",
+            "failures",
+            "games",
+            "configuration"
+        ]
+    );
+    let config = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some("configuration"))
+        .unwrap();
+    let details = config.first_element_child().unwrap();
+    assert_eq!(details.tag_name().name(), "details");
+    assert_eq!(details.attribute("open"), None);
+    let grade_rows: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "tr" && n.ancestors().any(|a| has_class(&a, "grades")))
+        .skip(1)
+        .map(text)
+        .collect();
+    assert_eq!(
+        grade_rows,
+        [
+            format!(
+                "{ODD}fail3 / 650.0%3 / 61-1-0 / 0-0-1not more than half the points against \
+                 `alpha` (3 of 6)"
+            ),
+            "betapass50 / 50100.0%50 / 500-0-0 / 25-0-0".to_string(),
+            "gonefailnever rannever ran: `build` failed".to_string(),
+        ]
+    );
+    // Every game is listed, its id opening the replay; the viewer comes with them.
+    let games = doc
+        .descendants()
+        .filter(|n| n.tag_name().name() == "a" && has_class(n, "replay"))
+        .filter(|n| n.ancestors().any(|a| a.attribute("id") == Some("games")))
+        .count();
+    assert_eq!(games, sample_games().len());
+    assert!(html.contains("<dialog id=\"viewer\""));
+    assert!(html.contains("<td>40–24</td><td class=\"result\">alpha won</td>"));
+    assert!(html.contains("<span class=\"fail\">crash by alpha</span>"));
 }
