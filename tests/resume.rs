@@ -265,3 +265,33 @@ fn a_run_with_every_option_set_resumes_to_the_same_outputs_issue_10() {
     assert_eq!(outputs(&out), whole);
     assert!(out.join("work").is_dir(), "--keep-work survives the resume");
 }
+
+#[test]
+fn sigterm_and_sighup_stop_like_ctrl_c_and_a_busy_directory_is_refused_issue_11() {
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = uninterrupted(tmp.path());
+    for (signal, code, name) in [
+        (rustix::process::Signal::TERM, 143, "SIGTERM"),
+        (rustix::process::Signal::HUP, 129, "SIGHUP"),
+    ] {
+        let out = tmp.path().join(name);
+        let child = start(&out, &[]);
+        wait_for_games(&out, 1);
+        // While it runs, nothing else may write its directory.
+        let second = arena(&["resume", &out.display().to_string(), "--quiet"]);
+        assert_eq!(second.status.code(), Some(1));
+        let stderr = String::from_utf8(second.stderr).unwrap();
+        assert!(
+            stderr.contains("is being written by another arena run (pid"),
+            "{stderr}"
+        );
+        rustix::process::kill_process(rustix::process::Pid::from_child(&child), signal).unwrap();
+        let result = child.wait_with_output().unwrap();
+        assert_eq!(result.status.code(), Some(code), "{name}");
+        let stderr = String::from_utf8(result.stderr).unwrap();
+        assert!(stderr.contains(&format!("stopped by {name}")), "{stderr}");
+        assert!(stderr.contains("continue with `arena resume"), "{stderr}");
+        arena_ok(&["resume", &out.display().to_string(), "--quiet"]);
+        assert_same_tables(&whole, &out);
+    }
+}

@@ -166,7 +166,7 @@ where
         Err(e) => match e.downcast_ref::<tournament::Interrupted>() {
             Some(interrupted) => {
                 eprintln!("{interrupted}");
-                std::process::exit(130);
+                std::process::exit(interrupted.exit_code());
             }
             None => Err(e),
         },

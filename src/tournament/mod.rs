@@ -22,11 +22,13 @@ use crate::schedule::{round_robin, Pairing};
 
 pub mod file;
 mod legacy;
+mod lock;
 pub mod runner;
 #[cfg(test)]
 mod tests;
 
 use file::{BotEntry, Excluded, TournamentFile};
+use lock::{signal_name, OutputLock, Stops};
 use runner::{GameSeed, Seats, Settings};
 
 /// What a finished run reports.
@@ -67,19 +69,30 @@ pub fn plural(n: usize, word: &str) -> String {
     }
 }
 
-/// A tournament stopped by Ctrl-C: its finished games are safe and it can be resumed.
+/// A tournament stopped by Ctrl-C, SIGTERM or SIGHUP: its finished games are safe and it can
+/// be resumed.
 #[derive(Debug)]
 pub struct Interrupted {
     pub played: usize,
     pub total: usize,
     pub out: PathBuf,
+    /// The signal that stopped it.
+    pub signal: i32,
+}
+
+impl Interrupted {
+    /// The exit status: 128 plus the signal's number, as a shell reports it.
+    pub fn exit_code(&self) -> i32 {
+        128 + self.signal
+    }
 }
 
 impl std::fmt::Display for Interrupted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "interrupted with {} of {} games played; continue with `arena resume {}`",
+            "stopped by {} with {} of {} games played; continue with `arena resume {}`",
+            signal_name(self.signal),
             self.played,
             self.total,
             self.out.display()
@@ -127,6 +140,8 @@ pub async fn run(config: RunConfig) -> Result<Summary> {
             }
         );
     }
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create `{}`", out.display()))?;
+    let lock = OutputLock::acquire(&out)?;
     let games_path = out.join("games.csv");
     if games_path.exists() {
         bail!(
@@ -196,7 +211,9 @@ pub async fn run(config: RunConfig) -> Result<Summary> {
     };
     info.write(&out)?;
     let writer = GamesWriter::create(&games_path)?;
-    finish(info, workspace, bots, Vec::new(), writer, started).await
+    let summary = finish(info, workspace, bots, Vec::new(), writer, started).await;
+    drop(lock);
+    summary
 }
 
 /// Continues an interrupted tournament in `out` from its `tournament.json` and `games.csv`:
@@ -205,6 +222,7 @@ pub async fn run(config: RunConfig) -> Result<Summary> {
 pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summary> {
     let started = Instant::now();
     let mut info = TournamentFile::read(out)?;
+    let lock = OutputLock::acquire(out)?;
     info.config.output.out = Some(out.to_path_buf());
     info.config.output.quiet = quiet;
     if let Some(jobs) = jobs {
@@ -255,11 +273,13 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
         );
     }
     eprintln!(
-        "resuming `{}`: {} games already played",
+        "resuming `{}`: {} already played",
         info.run,
-        done.len()
+        plural(done.len(), "game")
     );
-    finish(info, workspace, bots, done, writer, started).await
+    let summary = finish(info, workspace, bots, done, writer, started).await;
+    drop(lock);
+    summary
 }
 
 /// The first difference between a bot's recorded and current checksums, described.
@@ -460,9 +480,9 @@ async fn finish(
             tag: String::new(),
         },
     ));
-    // One stream for the whole run: it keeps a Ctrl-C that arrives between two polls.
-    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-        .context("cannot listen for Ctrl-C")?;
+    // One listener for the whole run: it keeps a signal that arrives between two polls.
+    let mut stops = Stops::listen()?;
+    let mut stopped_by = 0;
     let progress = progress_bar(pending.len() as u64, !config.output.quiet);
     let played = runner::play_schedule(
         &settings,
@@ -470,7 +490,7 @@ async fn finish(
         lineup.bots.len(),
         pending,
         async {
-            interrupt.recv().await;
+            stopped_by = stops.next().await;
         },
         &mut |record| {
             writer.append(record)?;
@@ -483,9 +503,9 @@ async fn finish(
     progress.finish_and_clear();
     if played.as_ref().is_ok_and(|p| p.interrupted) {
         tokio::spawn(async move {
-            // A second Ctrl-C exits at once, even while the workspace is cleaned up.
-            interrupt.recv().await;
-            std::process::exit(130);
+            // A second signal exits at once, even while the workspace is cleaned up.
+            let signal = stops.next().await;
+            std::process::exit(128 + signal);
         });
     }
     let bots = Arc::into_inner(lineup).map_or_else(Vec::new, |l| l.bots);
@@ -498,6 +518,7 @@ async fn finish(
             played: records.len(),
             total,
             out,
+            signal: stopped_by,
         }
         .into());
     }
