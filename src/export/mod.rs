@@ -29,6 +29,8 @@ pub struct ReportOptions {
     pub config: Vec<(String, String)>,
     /// Whether `replays/<game_id>.jsonl` sit next to the reports, for links.
     pub replays: bool,
+    /// Whether `logs/<bot>.log` sit next to the reports, for links from `grades.md`.
+    pub logs: bool,
     /// For a gauntlet, what to grade: then `grades.csv` and `grades.md` are written too.
     pub gauntlet: Option<Gauntlet>,
 }
@@ -221,6 +223,7 @@ mod tests {
                 candidates: vec!["cand".into(), "other".into()],
                 never_ran: vec![("broken".into(), "`build` failed".into())],
                 rule: Rule::BeatAll,
+                move_time: None,
             }),
             ..ReportOptions::default()
         };

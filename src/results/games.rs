@@ -277,6 +277,29 @@ impl GameTable {
         self.names.name(id)
     }
 
+    /// Adds the games of `other` after these, its bots interned into this table's names.
+    pub fn extend(&mut self, other: GameTable) {
+        let ids: Vec<u32> = (0..other.names.len() as u32)
+            .map(|id| self.names.intern(other.name(id)))
+            .collect();
+        let offset = self.games.len();
+        self.games.extend(other.games.into_iter().map(|g| Game {
+            bot_a: ids[g.bot_a as usize],
+            bot_b: ids[g.bot_b as usize],
+            ..g
+        }));
+        self.forfeits
+            .extend(other.forfeits.into_iter().map(|f| Forfeit {
+                index: f.index + offset,
+                ..f
+            }));
+        for run in other.runs {
+            if !self.runs.contains(&run) {
+                self.runs.push(run);
+            }
+        }
+    }
+
     /// The plies and `detail` of the game at `index`, if it did not end by the rules.
     pub fn forfeit(&self, index: usize) -> Option<&Forfeit> {
         self.forfeits

@@ -263,3 +263,25 @@ fn only_forfeits_keep_their_detail_and_both_faults_are_named_by_seat() {
         "timeout: no reply in time"
     );
 }
+
+#[test]
+fn extending_a_table_gives_the_table_of_both_files() {
+    let first = [sample()];
+    let mut second = sample();
+    second.game_id = 9;
+    second.bot_a = "New".into();
+    second.run = "r2".into();
+    let second = [
+        GameRecord {
+            reason: Reason::Normal,
+            culprit: Culprit::Nobody,
+            detail: String::new(),
+            ..second.clone()
+        },
+        second,
+    ];
+    let mut table = GameTable::from_records(&first);
+    table.extend(GameTable::from_records(&second));
+    let all: Vec<GameRecord> = first.iter().chain(&second).cloned().collect();
+    assert_eq!(table, GameTable::from_records(&all));
+}

@@ -3,6 +3,7 @@
 //! Everything here is a pure function of the games, so `arena standings games.csv` reproduces
 //! what `arena run` wrote, byte for byte.
 
+pub mod faults;
 pub mod grades;
 pub mod ratings;
 

@@ -387,6 +387,7 @@ async fn finish(
                 .map(|e| (e.name.clone(), e.reason.clone()))
                 .collect(),
             rule: config.tournament.pass,
+            move_time: Some(config.move_limits().move_time),
         }
     });
     let written = export::write_all(
@@ -397,6 +398,7 @@ async fn finish(
             title,
             config: description,
             replays: config.replays(),
+            logs: true,
             gauntlet,
         },
     )?;
