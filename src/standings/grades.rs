@@ -40,7 +40,7 @@
 //! | `<REF>:second` | the same moving second (seat `b`) |
 //! | `reason` | empty for a pass; for a fail, why, such as ``not more than half the points against `greedy` (2 of 4)``, or `never ran: ` and the reason |
 //!
-//! | `faults` | each game against a reference the candidate forfeited, in game order, such as ``game 14 against greedy: timeout at move 14 (no reply in 20 s)``, joined by `; ` (see [`crate::standings::faults`] for the words) |
+//! | `faults` | each game against a reference the candidate forfeited, by game id, such as ``game 14 against greedy: timeout at move 14 (no reply in 20 s)``, joined by `; ` (see [`crate::standings::faults`] for the words) |
 //!
 //! A candidate that never ran has every column between `grade` and `reason` empty.
 //! `grades.md` shows the same as a table that reads well as plain text; in the directory of
@@ -190,7 +190,7 @@ pub struct Grade {
     /// Results against each reference, in the references' order.
     pub versus: Vec<Versus>,
     pub verdict: Verdict,
-    /// The games against the references it forfeited, in game order, explained.
+    /// The games against the references it forfeited, by game id, explained.
     pub faults: Vec<Fault>,
 }
 
@@ -332,7 +332,8 @@ pub fn compute(games: &GameTable, gauntlet: &Gauntlet) -> Grades {
         .map(|c| {
             let id = games.names.id(c);
             let versus = id.and_then(|id| results[id as usize].clone());
-            let faults = id.map(|id| faults[id as usize].clone()).unwrap_or_default();
+            let mut faults = id.map(|id| faults[id as usize].clone()).unwrap_or_default();
+            faults.sort_by_key(|f| f.game_id);
             (c.as_str(), (versus.unwrap_or_else(blank), faults))
         })
         .collect();
