@@ -288,7 +288,11 @@ fn grades_explain_forfeits_and_standings_recompute_them_byte_for_byte() {
             .unwrap()
             .to_string()
     };
-    assert!(grades_csv.lines().next().unwrap().ends_with(",reason,faults"));
+    assert!(grades_csv
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(",reason,faults"));
     assert!(
         line("sleeper").contains("against det-a: timeout at move 1 (no reply in 300 ms)"),
         "{grades_csv}"
@@ -299,7 +303,10 @@ fn grades_explain_forfeits_and_standings_recompute_them_byte_for_byte() {
     );
     assert!(line("det-c").ends_with(','), "no forfeits: {grades_csv}");
     // In grades.md each forfeit links to its replay and the candidate's log, all present.
-    let sleeper = grades_md.lines().find(|l| l.starts_with("| sleeper")).unwrap();
+    let sleeper = grades_md
+        .lines()
+        .find(|l| l.starts_with("| sleeper"))
+        .unwrap();
     assert!(sleeper.contains("[log](logs/sleeper.log)"), "{grades_md}");
     let links: Vec<&str> = grades_md
         .split("](")
@@ -341,10 +348,20 @@ fn grades_explain_forfeits_and_standings_recompute_them_byte_for_byte() {
     let md = std::fs::read_to_string(elsewhere.join("grades.md")).unwrap();
     assert!(!md.contains("]("), "{md}");
 
-    let bad = arena(&["standings", &path(&out.join("games.csv")), "--pass", "beat-all"]);
+    let bad = arena(&[
+        "standings",
+        &path(&out.join("games.csv")),
+        "--pass",
+        "beat-all",
+    ]);
     let stderr = String::from_utf8(bad.stderr).unwrap();
     assert!(stderr.contains("`--gauntlet NAME`"), "{stderr}");
-    let bad = arena(&["standings", &path(&out.join("games.csv")), "--gauntlet", "zed"]);
+    let bad = arena(&[
+        "standings",
+        &path(&out.join("games.csv")),
+        "--gauntlet",
+        "zed",
+    ]);
     let stderr = String::from_utf8(bad.stderr).unwrap();
     assert!(stderr.contains("unknown reference `zed`"), "{stderr}");
 }

@@ -59,7 +59,13 @@ pub fn run(args: StandingsArgs) -> Result<()> {
         let games = read_table(std::slice::from_ref(csv))?;
         let info = csv
             .parent()
-            .map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d })
+            .map(|d| {
+                if d.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    d
+                }
+            })
             .filter(|d| crate::tournament::file::path(d).is_file())
             .map(TournamentFile::read)
             .transpose()?;
@@ -197,7 +203,11 @@ fn check_mergeable(parts: &[Part]) -> Result<()> {
 /// A run's configuration as JSON without what may differ between shards of one tournament.
 fn comparable(info: &TournamentFile) -> Result<serde_json::Value> {
     let mut value = serde_json::to_value(&info.config).context("cannot compare configurations")?;
-    for (section, key) in [("tournament", "shard"), ("tournament", "jobs"), ("output", "out")] {
+    for (section, key) in [
+        ("tournament", "shard"),
+        ("tournament", "jobs"),
+        ("output", "out"),
+    ] {
         if let Some(map) = value.get_mut(section).and_then(|v| v.as_object_mut()) {
             map.remove(key);
         }

@@ -320,11 +320,20 @@ Against each reference: points taken of those available (wins-draws-losses movin
                 ..game("ref", "cand x", GameResult::B)
             },
         ];
-        let g = graded(&games, &["ref".into()], &["cand x".into()], &[], Rule::BeatAll);
+        let g = graded(
+            &games,
+            &["ref".into()],
+            &["cand x".into()],
+            &[],
+            Rule::BeatAll,
+        );
         let faults = "game 7 against ref: timeout at move 14 (no reply in 20 s); \
                       game 8 against ref: illegal reply \"d9\" at move 9";
         let line = csv(&g).lines().nth(1).unwrap().to_string();
-        assert!(line.ends_with(&format!(",\"{}\"", faults.replace('"', "\"\""))), "{line}");
+        assert!(
+            line.ends_with(&format!(",\"{}\"", faults.replace('"', "\"\""))),
+            "{line}"
+        );
         // The reference's crash in game 9 is not the candidate's fault.
         assert!(!line.contains("game 9"), "{line}");
         let links = Links {

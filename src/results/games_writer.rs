@@ -95,4 +95,3 @@ impl GamesWriter {
             .with_context(|| format!("cannot write `{}`", self.path.display()))
     }
 }
-

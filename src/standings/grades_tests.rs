@@ -184,4 +184,3 @@ fn rules_parse_and_print_back() {
     );
     assert_eq!(err("beat-all:2"), "`beat-all:2`: `beat-all` takes no value");
 }
-

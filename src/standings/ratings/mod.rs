@@ -134,11 +134,11 @@ pub fn fit(games: &GameTable, opts: &RatingOptions) -> Result<Ratings, RatingErr
     let has_first = cells.iter().any(|c| c.first);
     let complete = mle.bots.iter().all(|b| b.low.is_some())
         && (!has_first || mle.first_move_low.is_some())
-        && mle.los.iter().enumerate().all(|(i, row)| {
-            row.iter()
-                .enumerate()
-                .all(|(j, l)| i == j || l.is_some())
-        });
+        && mle
+            .los
+            .iter()
+            .enumerate()
+            .all(|(i, row)| row.iter().enumerate().all(|(j, l)| i == j || l.is_some()));
     if n < 2 || complete {
         return Ok(mle);
     }

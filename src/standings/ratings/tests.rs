@@ -303,7 +303,10 @@ fn the_95_percent_interval_covers_the_truth_in_at_least_90_percent_of_cases() {
 fn assert_all_finite(r: &Ratings) {
     for b in &r.bots {
         let (elo, low, high) = (b.elo.unwrap(), b.low.unwrap(), b.high.unwrap());
-        assert!(low < elo && elo < high && high.is_finite() && low.is_finite(), "{b:?}");
+        assert!(
+            low < elo && elo < high && high.is_finite() && low.is_finite(),
+            "{b:?}"
+        );
     }
     for (i, row) in r.los.iter().enumerate() {
         for (j, l) in row.iter().enumerate() {
