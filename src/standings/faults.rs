@@ -92,7 +92,7 @@ fn reply(text: &str) -> Option<&str> {
 /// `20 s`, `500 ms`, `1.5 s`.
 fn duration(t: Duration) -> String {
     let ms = t.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else if ms < 1000 {
         format!("{ms} ms")
