@@ -114,7 +114,7 @@ fn print_tables(table: &crate::standings::Standings) {
 
 /// Whether the CSVs may be merged: one game throughout, and one run or the shards of one
 /// tournament. Games of several runs merge only when a `tournament.json` is beside every CSV
-/// and their configurations are the same but for `shard` (and the output directory and the
+/// and their configurations are the same but for `shard` (and the output options and the
 /// number of parallel games, which change no result), each run a different shard. Any two
 /// `tournament.json` found must agree the same way, so CSVs of one game played under other
 /// rules or move times (`--morra-rounds`, `--digits`, `--move-time`, ...) do not merge either.
@@ -203,14 +203,13 @@ fn check_mergeable(parts: &[Part]) -> Result<()> {
 /// A run's configuration as JSON without what may differ between shards of one tournament.
 fn comparable(info: &TournamentFile) -> Result<serde_json::Value> {
     let mut value = serde_json::to_value(&info.config).context("cannot compare configurations")?;
-    for (section, key) in [
-        ("tournament", "shard"),
-        ("tournament", "jobs"),
-        ("output", "out"),
-    ] {
-        if let Some(map) = value.get_mut(section).and_then(|v| v.as_object_mut()) {
-            map.remove(key);
-        }
+    if let Some(map) = value.as_object_mut() {
+        // What is written and where changes no game.
+        map.remove("output");
+    }
+    if let Some(map) = value.get_mut("tournament").and_then(|v| v.as_object_mut()) {
+        map.remove("shard");
+        map.remove("jobs");
     }
     Ok(value)
 }
