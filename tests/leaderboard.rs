@@ -229,3 +229,141 @@ fn ratings_and_the_html_report_come_with_every_run() {
     let stderr = String::from_utf8(unknown.stderr).unwrap();
     assert!(stderr.contains("`nobody`"), "{stderr}");
 }
+
+#[test]
+fn grades_explain_forfeits_and_standings_recompute_them_byte_for_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let gauntlet = [
+        "--gauntlet",
+        "det-a",
+        "--gauntlet",
+        "det-b",
+        "--pass",
+        "min-score:50",
+    ];
+    let mut args = vec![
+        "run".to_string(),
+        "morra".to_string(),
+        "--gauntlet".to_string(),
+        morra("det-a"),
+        "--gauntlet".to_string(),
+        morra("det-b"),
+    ];
+    for bot in ["det-c", "sleeper", "exit1", "broken-build"] {
+        args.push(morra(bot));
+    }
+    for a in [
+        "--games",
+        "2",
+        "--morra-rounds",
+        "5",
+        "--move-time",
+        "300ms",
+        "--pass",
+        "min-score:50",
+        "--quiet",
+        "--out",
+    ] {
+        args.push(a.to_string());
+    }
+    args.push(path(&out));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    arena_ok(&args);
+
+    // games.csv keeps the referee's words for each forfeit, in its last column.
+    let rows = games(&out);
+    for row in &rows {
+        let expected = match culprit(row) {
+            Some("sleeper") => "timeout: no reply in time",
+            Some("exit1") => "crash: exited with status 1",
+            _ => "",
+        };
+        assert_eq!(row["detail"], expected, "{row:?}");
+    }
+    let grades_csv = std::fs::read_to_string(out.join("grades.csv")).unwrap();
+    let grades_md = std::fs::read_to_string(out.join("grades.md")).unwrap();
+    let line = |name: &str| -> String {
+        grades_csv
+            .lines()
+            .find(|l| l.starts_with(&format!("{name},")))
+            .unwrap()
+            .to_string()
+    };
+    assert!(grades_csv
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(",reason,faults"));
+    assert!(
+        line("sleeper").contains("against det-a: timeout at move 1 (no reply in 300 ms)"),
+        "{grades_csv}"
+    );
+    assert!(
+        line("exit1").contains("against det-b: crash: exit status 1"),
+        "{grades_csv}"
+    );
+    assert!(line("det-c").ends_with(','), "no forfeits: {grades_csv}");
+    // In grades.md each forfeit links to its replay and the candidate's log, all present.
+    let sleeper = grades_md
+        .lines()
+        .find(|l| l.starts_with("| sleeper"))
+        .unwrap();
+    assert!(sleeper.contains("[log](logs/sleeper.log)"), "{grades_md}");
+    let links: Vec<&str> = grades_md
+        .split("](")
+        .skip(1)
+        .map(|rest| &rest[..rest.find(')').unwrap()])
+        .collect();
+    assert!(links.len() >= 10, "{grades_md}");
+    for link in links {
+        assert!(out.join(link).is_file(), "a link to a missing file: {link}");
+    }
+
+    // `arena standings --gauntlet` writes the same grades, in the run's own directory...
+    let mut again = vec!["standings".to_string(), path(&out.join("games.csv"))];
+    again.extend(gauntlet.iter().map(|s| s.to_string()));
+    again.extend(["--out".to_string(), path(&out)]);
+    std::fs::remove_file(out.join("grades.csv")).unwrap();
+    std::fs::remove_file(out.join("grades.md")).unwrap();
+    let args: Vec<&str> = again.iter().map(String::as_str).collect();
+    let result = arena_ok(&args);
+    assert_eq!(
+        std::fs::read_to_string(out.join("grades.csv")).unwrap(),
+        grades_csv
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("grades.md")).unwrap(),
+        grades_md
+    );
+    let stdout = String::from_utf8(result.stdout).unwrap();
+    assert!(stdout.contains("Rule `min-score:50`"), "{stdout}");
+    // ...and elsewhere, with `broken-build` from `tournament.json`, and no links.
+    let elsewhere = tmp.path().join("elsewhere");
+    let n = again.len();
+    again[n - 1] = path(&elsewhere);
+    let args: Vec<&str> = again.iter().map(String::as_str).collect();
+    arena_ok(&args);
+    let csv = std::fs::read_to_string(elsewhere.join("grades.csv")).unwrap();
+    assert_eq!(csv, grades_csv);
+    assert!(csv.contains("broken-build,fail,"), "{csv}");
+    let md = std::fs::read_to_string(elsewhere.join("grades.md")).unwrap();
+    assert!(!md.contains("]("), "{md}");
+
+    let bad = arena(&[
+        "standings",
+        &path(&out.join("games.csv")),
+        "--pass",
+        "beat-all",
+    ]);
+    let stderr = String::from_utf8(bad.stderr).unwrap();
+    assert!(stderr.contains("`--gauntlet NAME`"), "{stderr}");
+    let bad = arena(&[
+        "standings",
+        &path(&out.join("games.csv")),
+        "--gauntlet",
+        "zed",
+    ]);
+    let stderr = String::from_utf8(bad.stderr).unwrap();
+    assert!(stderr.contains("unknown reference `zed`"), "{stderr}");
+}

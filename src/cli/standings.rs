@@ -1,5 +1,9 @@
-//! `arena standings`: the standings, cross-table, ratings and report recomputed from games
-//! CSVs alone.
+//! `arena standings`: the standings, cross-table, ratings, report and (with `--gauntlet`)
+//! grades recomputed from games CSVs alone.
+//!
+//! CSVs merge only when they belong together: every game of one kind, and either one run or
+//! shards of one tournament, told apart by the `tournament.json` beside each CSV (see
+//! [`check_mergeable`]).
 
 use std::path::{Path, PathBuf};
 
@@ -7,60 +11,292 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use crate::export;
-use crate::results::games::{read_table, Game};
+use crate::results::games::{read_table, GameTable};
+use crate::standings::grades::{Gauntlet, Rule};
 use crate::tournament::file::TournamentFile;
 
 #[derive(Debug, Args)]
 pub struct StandingsArgs {
-    /// Games CSVs (`games.csv` of one or more runs); their games are merged.
+    /// Games CSVs (`games.csv` of one run, or of the shards of one tournament); their games
+    /// are merged.
     #[arg(required = true)]
     pub csv: Vec<PathBuf>,
 
     /// Also write `standings.{csv,md}`, `crosstable.{csv,md}`, `los.csv` and `report.html`
-    /// into this directory.
+    /// (and the grades, with `--gauntlet`) into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
 
     /// Fix this bot's rating at 0 [default: the average rating is 0].
     #[arg(long)]
     pub anchor: Option<String>,
+
+    /// Grade a gauntlet with this reference bot, by its name in the CSV (repeatable, in the
+    /// order of the run); every other bot is a candidate. Writes `grades.{csv,md}`.
+    #[arg(long = "gauntlet", value_name = "NAME")]
+    pub references: Vec<String>,
+
+    /// The rule the candidates pass by: `beat-all`, `min-score:P` or `min-points:N`
+    /// [default: beat-all]; only with `--gauntlet`.
+    #[arg(long, value_name = "RULE")]
+    pub pass: Option<Rule>,
+}
+
+/// One games CSV, its games, and the `tournament.json` beside it, if any.
+struct Part {
+    csv: PathBuf,
+    games: GameTable,
+    info: Option<TournamentFile>,
 }
 
 /// Prints the tables of the games in the CSVs, and writes every output with `--out`.
 pub fn run(args: StandingsArgs) -> Result<()> {
-    let games = read_table(&args.csv)?;
-    if let Some(first) = games.first() {
-        if let Some(other) = games.iter().find(|g| g.game != first.game) {
-            bail!(
-                "the CSVs mix games: `{}` and `{}` (standings are per game)",
-                first.game,
-                other.game
-            );
-        }
+    if args.pass.is_some() && args.references.is_empty() {
+        bail!("`--pass` grades a gauntlet: name its reference bots with `--gauntlet NAME`");
     }
+    let mut parts = Vec::new();
+    for csv in &args.csv {
+        let games = read_table(std::slice::from_ref(csv))?;
+        let info = csv
+            .parent()
+            .map(|d| {
+                if d.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    d
+                }
+            })
+            .filter(|d| crate::tournament::file::path(d).is_file())
+            .map(TournamentFile::read)
+            .transpose()?;
+        parts.push(Part {
+            csv: csv.clone(),
+            games,
+            info,
+        });
+    }
+    check_mergeable(&parts)?;
+    let info = parts.iter().find_map(|p| p.info.clone());
+    let replays = match &args.out {
+        Some(dir) => replay_dirs(&parts, dir),
+        None => Vec::new(),
+    };
+    let mut games = GameTable::default();
+    for part in parts {
+        games.extend(part.games);
+    }
+    let gauntlet = gauntlet(&args, &games, info.as_ref())?;
     let table = match &args.out {
         Some(dir) => {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create `{}`", dir.display()))?;
-            export::write_all(dir, &games, &report_options(&args, &games, dir)?)?.standings
+            let options = report_options(&args, &games, dir, gauntlet, replays);
+            let written = export::write_all(dir, &games, &options)?;
+            print_tables(&written.standings);
+            if let Some(grades) = &written.grades {
+                print!("\n{}", export::grades::markdown(grades));
+            }
+            return Ok(());
         }
         None => export::rated_standings(&games, args.anchor.as_deref())?.0,
     };
-    print!(
-        "{}\n{}",
-        export::markdown::standings(&table),
-        export::markdown::crosstable(&table)
-    );
+    print_tables(&table);
+    if let Some(g) = &gauntlet {
+        let grades = crate::standings::grades::compute(&games, g);
+        print!("\n{}", export::grades::markdown(&grades));
+    }
     Ok(())
 }
 
-/// The HTML report's title, configuration and replay links: a single tournament's own
-/// description when its `tournament.json` is beside the CSV.
+fn print_tables(table: &crate::standings::Standings) {
+    print!(
+        "{}\n{}",
+        export::markdown::standings(table),
+        export::markdown::crosstable(table)
+    );
+}
+
+/// Whether the CSVs may be merged: one game throughout, and one run or the shards of one
+/// tournament. Games of several runs merge only when a `tournament.json` is beside every CSV
+/// and their configurations are the same but for `shard` (and the output options and the
+/// number of parallel games, which change no result), each run a different shard. Any two
+/// `tournament.json` found must agree the same way, so CSVs of one game played under other
+/// rules or move times (`--morra-rounds`, `--digits`, `--move-time`, ...) do not merge either.
+fn check_mergeable(parts: &[Part]) -> Result<()> {
+    let name = |p: &Part| format!("`{}`", p.csv.display());
+    let mut kinds = Vec::new();
+    for p in parts {
+        if let Some(first) = p.games.first() {
+            if let Some(other) = p.games.iter().find(|g| g.game != first.game) {
+                bail!(
+                    "{} mixes games: `{}` and `{}` (standings are per game)",
+                    name(p),
+                    first.game,
+                    other.game
+                );
+            }
+            kinds.push((p, first.game));
+        }
+    }
+    if let Some(&(a, kind)) = kinds.first() {
+        if let Some(&(b, other)) = kinds.iter().find(|(_, k)| *k != kind) {
+            bail!(
+                "the CSVs mix games: {} holds `{kind}` and {} `{other}` (standings are per game)",
+                name(a),
+                name(b)
+            );
+        }
+    }
+    let described: Vec<(&Part, &TournamentFile)> = parts
+        .iter()
+        .filter_map(|p| p.info.as_ref().map(|i| (p, i)))
+        .collect();
+    if let Some(&(a, first)) = described.first() {
+        let base = comparable(first)?;
+        for &(b, info) in &described[1..] {
+            if let Some(key) = first_difference(&base, &comparable(info)?, "") {
+                bail!(
+                    "cannot merge {} and {}: the `tournament.json` beside them differ in \
+                     `{key}` (only shards of one tournament merge)",
+                    name(a),
+                    name(b)
+                );
+            }
+        }
+    }
+    let mut runs: Vec<(&str, &Part)> = Vec::new();
+    for p in parts {
+        for run in &p.games.runs {
+            if !runs.iter().any(|(r, _)| *r == &**run) {
+                runs.push((run, p));
+            }
+        }
+    }
+    if runs.len() < 2 {
+        return Ok(());
+    }
+    let (a, b) = (runs[0].1, runs[1].1);
+    let shards: Option<Vec<_>> = parts
+        .iter()
+        .map(|p| p.info.as_ref().and_then(|i| i.config.tournament.shard))
+        .collect();
+    let Some(shards) = shards else {
+        bail!(
+            "cannot merge {} and {}: they hold games of different runs (`{}`, `{}`) and no \
+             `tournament.json` beside each shows they are shards of one tournament",
+            name(a),
+            name(b),
+            runs[0].0,
+            runs[1].0
+        );
+    };
+    for (i, s) in shards.iter().enumerate() {
+        if let Some(j) = shards[..i].iter().position(|t| t.index == s.index) {
+            bail!(
+                "cannot merge {} and {}: both are shard {}/{} (their games would count twice)",
+                name(&parts[j]),
+                name(&parts[i]),
+                s.index,
+                s.count
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A run's configuration as JSON without what may differ between shards of one tournament.
+fn comparable(info: &TournamentFile) -> Result<serde_json::Value> {
+    let mut value = serde_json::to_value(&info.config).context("cannot compare configurations")?;
+    if let Some(map) = value.as_object_mut() {
+        // What is written and where changes no game.
+        map.remove("output");
+    }
+    if let Some(map) = value.get_mut("tournament").and_then(|v| v.as_object_mut()) {
+        map.remove("shard");
+        map.remove("jobs");
+    }
+    Ok(value)
+}
+
+/// The dotted path of the first value that differs between `a` and `b`, if any.
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> Option<String> {
+    match (a.as_object(), b.as_object()) {
+        (Some(x), Some(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter().find_map(|k| {
+                let path = if at.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{at}.{k}")
+                };
+                let null = serde_json::Value::Null;
+                first_difference(x.get(k).unwrap_or(&null), y.get(k).unwrap_or(&null), &path)
+            })
+        }
+        _ => (a != b).then(|| at.to_string()),
+    }
+}
+
+/// The gauntlet to grade with `--gauntlet`: its candidates are the bots of the run (from
+/// `tournament.json`, with those that never ran, when it is beside the CSV; else from the
+/// games) that are not references, as `arena run` grades them.
+fn gauntlet(
+    args: &StandingsArgs,
+    games: &GameTable,
+    info: Option<&TournamentFile>,
+) -> Result<Option<Gauntlet>> {
+    if args.references.is_empty() {
+        return Ok(None);
+    }
+    for r in &args.references {
+        if games.names.id(r).is_none() {
+            bail!("unknown reference `{r}`: it played no game");
+        }
+    }
+    let bots: Vec<String> = match info {
+        Some(info) => info
+            .bots
+            .iter()
+            .map(|b| b.name.clone())
+            .chain(info.excluded.iter().map(|e| e.name.clone()))
+            .collect(),
+        None => (0..games.names.len() as u32)
+            .map(|id| games.name(id).to_string())
+            .collect(),
+    };
+    let mut candidates: Vec<String> = bots
+        .into_iter()
+        .filter(|n| !args.references.contains(n))
+        .collect();
+    candidates.sort();
+    candidates.dedup();
+    Ok(Some(Gauntlet {
+        references: args.references.clone(),
+        candidates,
+        never_ran: info
+            .map(|i| {
+                i.excluded
+                    .iter()
+                    .map(|e| (e.name.clone(), e.reason.clone()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        rule: args.pass.unwrap_or_default(),
+        move_time: info.map(|i| i.config.move_limits().move_time),
+    }))
+}
+
+/// The HTML report's title, configuration and links: a single tournament's own description
+/// when its `tournament.json` is beside the CSV.
 fn report_options(
     args: &StandingsArgs,
-    games: &[Game],
+    games: &GameTable,
     out: &Path,
-) -> Result<export::ReportOptions> {
+    gauntlet: Option<Gauntlet>,
+    replays: Vec<export::html::ReplayDir>,
+) -> export::ReportOptions {
     let game = games.first().map_or("no games", |g| g.game.name());
     let single = match args.csv.as_slice() {
         [csv] => csv.parent().map(|d| d.to_path_buf()),
@@ -77,35 +313,34 @@ fn report_options(
             vec![("games CSVs".to_string(), files.join(", "))],
         )
     });
-    Ok(export::ReportOptions {
+    // Links to logs work only from the directory that holds them.
+    let beside = |name: &str| {
+        single.as_ref().is_some_and(|d| {
+            d.join(name).is_dir() && d.canonicalize().ok() == out.canonicalize().ok()
+        })
+    };
+    export::ReportOptions {
         anchor: args.anchor.clone(),
         title,
         config,
-        replays: replay_dirs(&args.csv, out)?,
-        gauntlet: None,
-    })
+        replays,
+        logs: beside("logs"),
+        gauntlet,
+    }
 }
 
 /// The `replays/` directory beside each CSV, for the games read from that CSV, linked
 /// relative to the output directory `out`.
-fn replay_dirs(csvs: &[PathBuf], out: &Path) -> Result<Vec<export::html::ReplayDir>> {
+fn replay_dirs(parts: &[Part], out: &Path) -> Vec<export::html::ReplayDir> {
     let mut dirs = Vec::new();
     let mut start = 0;
-    if !csvs.iter().any(|c| beside(c).join("replays").is_dir()) {
-        return Ok(dirs);
-    }
-    for csv in csvs {
-        let replays = beside(csv).join("replays");
+    for part in parts {
+        let replays = beside(&part.csv).join("replays");
+        let count = part.games.len();
         let href = replays
             .is_dir()
             .then(|| export::html::replays::relative_href(out, &replays))
             .flatten();
-        // Each CSV's games follow the previous ones' in the table.
-        let count = if csvs.len() == 1 {
-            usize::MAX
-        } else {
-            read_table(std::slice::from_ref(csv))?.len()
-        };
         if let Some(href) = href {
             dirs.push(export::html::ReplayDir {
                 games: start..start + count,
@@ -113,9 +348,10 @@ fn replay_dirs(csvs: &[PathBuf], out: &Path) -> Result<Vec<export::html::ReplayD
                 href,
             });
         }
+        // Each CSV's games follow the previous ones' in the table.
         start += count;
     }
-    Ok(dirs)
+    dirs
 }
 
 /// The directory a CSV is in: its run's output directory.

@@ -60,12 +60,15 @@ mod tests {
         games.extend(morra(b, "loser", GameResult::A, 1));
         let r = fitted(&games);
         let p = r.los[1][0].unwrap();
+        let (h, q) = (r.los[0][2].unwrap(), r.los[1][2].unwrap());
         let expected = format!(
             "bot,Historian,\"Quinn, and Valor\",loser\n\
-             Historian,,{:.3},\n\
-             \"Quinn, and Valor\",{p:.3},,\n\
-             loser,,,\n",
-            1.0 - p
+             Historian,,{:.3},{h:.3}\n\
+             \"Quinn, and Valor\",{p:.3},,{q:.3}\n\
+             loser,{:.3},{:.3},\n",
+            1.0 - p,
+            1.0 - h,
+            1.0 - q
         );
         assert_eq!(los_csv(&r).unwrap(), expected);
         assert!(p > 0.5 && p < 1.0, "{p}");

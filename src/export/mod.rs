@@ -30,6 +30,8 @@ pub struct ReportOptions {
     /// Where the games' replays are (`replays/` beside the reports for a run), for the
     /// report's links and viewer; empty for none.
     pub replays: Vec<html::ReplayDir>,
+    /// Whether `logs/<bot>.log` sit next to the reports, for links from `grades.md`.
+    pub logs: bool,
     /// For a gauntlet, what to grade: then `grades.csv` and `grades.md` are written too.
     pub gauntlet: Option<Gauntlet>,
 }
@@ -222,6 +224,7 @@ mod tests {
                 candidates: vec!["cand".into(), "other".into()],
                 never_ran: vec![("broken".into(), "`build` failed".into())],
                 rule: Rule::BeatAll,
+                move_time: None,
             }),
             ..ReportOptions::default()
         };

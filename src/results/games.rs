@@ -2,8 +2,7 @@
 //! records, or as a compact table of games whose bot names are interned once.
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -11,8 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::game::GameKind;
 
-/// The columns of `games.csv`, in order.
-pub const HEADER: [&str; 13] = [
+/// The columns of `games.csv`, in order. Files written before `detail` was added have the
+/// first 13 ([`LEGACY_COLUMNS`]); reading accepts both, the header decides.
+pub const HEADER: [&str; 14] = [
     "run",
     "round",
     "game_id",
@@ -26,7 +26,11 @@ pub const HEADER: [&str; 13] = [
     "culprit",
     "plies",
     "duration_ms",
+    "detail",
 ];
+
+/// How many columns a `games.csv` has without the `detail` column.
+pub const LEGACY_COLUMNS: usize = 13;
 
 /// Who won: seat A (`bot_a`, the first player), seat B, or nobody.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,6 +100,22 @@ pub struct GameRecord {
     pub culprit: Culprit,
     pub plies: u32,
     pub duration_ms: u64,
+    /// For a forfeited game, the referee's fault text, such as `timeout: no reply in time`
+    /// (both faults joined by ` / `, each prefixed by its seat, when both forfeited); empty
+    /// for a game ended by the rules.
+    pub detail: String,
+}
+
+impl GameRecord {
+    /// The `detail` text for a game's faults, one per seat: the fault alone when one seat
+    /// forfeited, `a: ... / b: ...` when both did, empty when neither did.
+    pub fn fault_detail(faults: &[Option<String>; 2]) -> String {
+        match faults {
+            [Some(a), Some(b)] => format!("a: {a} / b: {b}"),
+            [Some(f), None] | [None, Some(f)] => f.clone(),
+            [None, None] => String::new(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -117,6 +137,7 @@ impl GameRecord {
             culprit: Culprit::Nobody,
             plies: 1,
             duration_ms: 1,
+            detail: String::new(),
         }
     }
 }
@@ -184,12 +205,28 @@ pub struct Game {
     pub culprit: Culprit,
 }
 
+/// What is kept of a game that did not end by the rules, besides its [`Game`]: kept apart so
+/// the common, normal games cost nothing more.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Forfeit {
+    /// The game's index in [`GameTable::games`].
+    pub index: usize,
+    /// Plies played before the game stopped.
+    pub plies: u32,
+    /// The `detail` column: the referee's fault text (empty in CSVs written before it existed).
+    pub detail: Box<str>,
+}
+
 /// Games with their bot names interned: a compact, read-only view of `games.csv` that
 /// dereferences to its games, in file order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GameTable {
     pub names: Names,
     pub games: Vec<Game>,
+    /// The games not ended by the rules (reason other than `normal`), in game order.
+    pub forfeits: Vec<Forfeit>,
+    /// The distinct values of the `run` column, in order of first appearance.
+    pub runs: Vec<Box<str>>,
 }
 
 impl GameTable {
@@ -218,10 +255,21 @@ impl GameTable {
             culprit: r.culprit,
             plies: r.plies,
             duration_ms: r.duration_ms,
+            detail: &r.detail,
         });
     }
 
     fn push_row(&mut self, r: &Row<'_>) {
+        if r.reason != Reason::Normal {
+            self.forfeits.push(Forfeit {
+                index: self.games.len(),
+                plies: r.plies,
+                detail: r.detail.into(),
+            });
+        }
+        if !self.runs.iter().any(|run| **run == *r.run) {
+            self.runs.push(r.run.into());
+        }
         let game = Game {
             game_id: r.game_id,
             score_a: r.score_a,
@@ -239,6 +287,37 @@ impl GameTable {
     /// The name of bot `id`.
     pub fn name(&self, id: u32) -> &str {
         self.names.name(id)
+    }
+
+    /// Adds the games of `other` after these, its bots interned into this table's names.
+    pub fn extend(&mut self, other: GameTable) {
+        let ids: Vec<u32> = (0..other.names.len() as u32)
+            .map(|id| self.names.intern(other.name(id)))
+            .collect();
+        let offset = self.games.len();
+        self.games.extend(other.games.into_iter().map(|g| Game {
+            bot_a: ids[g.bot_a as usize],
+            bot_b: ids[g.bot_b as usize],
+            ..g
+        }));
+        self.forfeits
+            .extend(other.forfeits.into_iter().map(|f| Forfeit {
+                index: f.index + offset,
+                ..f
+            }));
+        for run in other.runs {
+            if !self.runs.contains(&run) {
+                self.runs.push(run);
+            }
+        }
+    }
+
+    /// The plies and `detail` of the game at `index`, if it did not end by the rules.
+    pub fn forfeit(&self, index: usize) -> Option<&Forfeit> {
+        self.forfeits
+            .binary_search_by_key(&index, |f| f.index)
+            .ok()
+            .map(|i| &self.forfeits[i])
     }
 }
 
@@ -291,6 +370,7 @@ struct Row<'a> {
     culprit: Culprit,
     plies: u32,
     duration_ms: u64,
+    detail: &'a str,
 }
 
 impl Row<'_> {
@@ -309,12 +389,13 @@ impl Row<'_> {
             culprit: self.culprit,
             plies: self.plies,
             duration_ms: self.duration_ms,
+            detail: self.detail.to_string(),
         }
     }
 }
 
-/// Parses the fields of one record (already checked to have [`HEADER`]'s length); the error
-/// names the column and the value.
+/// Parses the fields of one record (already checked to have [`HEADER`]'s length, or
+/// [`LEGACY_COLUMNS`] for a file without `detail`); the error names the column and the value.
 fn parse_row(record: &csv::ByteRecord) -> std::result::Result<Row<'_>, String> {
     let field = |i: usize| -> std::result::Result<&str, String> {
         std::str::from_utf8(&record[i])
@@ -385,6 +466,11 @@ fn parse_row(record: &csv::ByteRecord) -> std::result::Result<Row<'_>, String> {
         )?,
         plies: number(field(11)?, 11)?,
         duration_ms: number(field(12)?, 12)?,
+        detail: if record.len() > LEGACY_COLUMNS {
+            field(LEGACY_COLUMNS)?
+        } else {
+            ""
+        },
     })
 }
 
@@ -406,7 +492,8 @@ fn read_rows(path: &Path, mut each: impl FnMut(Row<'_>)) -> Result<()> {
     let header = reader
         .byte_headers()
         .with_context(|| format!("`{}`: cannot read the header line", path.display()))?;
-    if header.iter().ne(HEADER.iter().map(|h| h.as_bytes())) {
+    let legacy = HEADER[..LEGACY_COLUMNS].iter().map(|h| h.as_bytes());
+    if header.iter().ne(HEADER.iter().map(|h| h.as_bytes())) && header.iter().ne(legacy) {
         bail!(
             "`{}`: line 1: the header is not a games CSV header (expected `{}`)",
             path.display(),
@@ -464,69 +551,9 @@ fn complete_length(file: &mut File) -> std::io::Result<u64> {
     Ok(0)
 }
 
-/// The length of `bytes` up to and including its last newline: rows are written whole, each
-/// ending with a newline, so anything after the last one is a row torn by a killed controller.
-fn complete_lines(bytes: &[u8]) -> usize {
-    bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
-}
-
-/// Appends finished games to `games.csv`, each one flushed to disk as it is written, so a
-/// killed controller loses no finished game.
-pub struct GamesWriter {
-    file: File,
-    path: PathBuf,
-}
-
-impl GamesWriter {
-    /// Creates `path` with the header line.
-    pub fn create(path: &Path) -> Result<Self> {
-        let mut file = OpenOptions::new()
-            .create_new(true)
-            .write(true)
-            .open(path)
-            .with_context(|| format!("cannot create `{}`", path.display()))?;
-        writeln!(file, "{}", HEADER.join(","))
-            .with_context(|| format!("cannot write `{}`", path.display()))?;
-        Ok(GamesWriter {
-            file,
-            path: path.to_owned(),
-        })
-    }
-
-    /// Opens an existing `games.csv` to add more games, cutting off a torn last line.
-    pub fn reopen(path: &Path) -> Result<Self> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
-        let file = OpenOptions::new()
-            .append(true)
-            .open(path)
-            .with_context(|| format!("cannot open `{}`", path.display()))?;
-        let complete = complete_lines(&bytes);
-        if complete < bytes.len() {
-            file.set_len(complete as u64)
-                .and_then(|()| file.sync_data())
-                .with_context(|| format!("cannot cut the torn line of `{}`", path.display()))?;
-        }
-        Ok(GamesWriter {
-            file,
-            path: path.to_owned(),
-        })
-    }
-
-    /// Appends one game and syncs it to disk.
-    pub fn append(&mut self, game: &GameRecord) -> Result<()> {
-        let mut row = csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(Vec::new());
-        row.serialize(game)?;
-        let row = row.into_inner().map_err(|e| e.into_error())?;
-        // One write per row, so a crash tears at most the last line.
-        self.file
-            .write_all(&row)
-            .and_then(|()| self.file.sync_data())
-            .with_context(|| format!("cannot write `{}`", self.path.display()))
-    }
-}
+#[path = "games_writer.rs"]
+mod writer;
+pub use writer::GamesWriter;
 
 #[cfg(test)]
 #[path = "games_tests.rs"]

@@ -17,6 +17,7 @@ fn sample() -> GameRecord {
         culprit: Culprit::B,
         plies: 12,
         duration_ms: 40,
+        detail: "timeout: no reply in time".into(),
     }
 }
 
@@ -28,12 +29,13 @@ fn rows_round_trip_through_the_file() {
     let mut second = sample();
     second.culprit = Culprit::Nobody;
     second.reason = Reason::Normal;
+    second.detail.clear();
     writer.append(&sample()).unwrap();
     writer.append(&second).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert_eq!(
         text.lines().nth(1).unwrap(),
-        "r1,1,3,morra,\"Quinn, and Valor\",Historian,170,158,a,timeout,b,12,40"
+        "r1,1,3,morra,\"Quinn, and Valor\",Historian,170,158,a,timeout,b,12,40,timeout: no reply in time"
     );
     assert_eq!(text.lines().nth(2).unwrap().split(',').nth(11), Some(""));
     assert_eq!(read_games(&[path]).unwrap(), vec![sample(), second]);
@@ -70,7 +72,7 @@ fn a_bad_row_names_the_file_and_line() {
         &path,
         format!(
             "{}\nr,1,1,morra,x,y,1,2,a,normal,,5,9\nr,1,2,morra,x,y,1,2,maybe,normal,,5,9\n",
-            HEADER.join(",")
+            HEADER[..LEGACY_COLUMNS].join(",")
         ),
     )
     .unwrap();
@@ -146,7 +148,8 @@ fn each_bad_field_is_named_with_its_value_and_line() {
             "line 3: 8 fields where the header has 13",
         ),
     ] {
-        std::fs::write(&path, format!("{}\n{good}\n{row}\n", HEADER.join(","))).unwrap();
+        let header = HEADER[..LEGACY_COLUMNS].join(",");
+        std::fs::write(&path, format!("{header}\n{good}\n{row}\n")).unwrap();
         for err in [
             read_table(std::slice::from_ref(&path)).unwrap_err(),
             read_games(std::slice::from_ref(&path)).unwrap_err(),
@@ -160,7 +163,7 @@ fn each_bad_field_is_named_with_its_value_and_line() {
         }
     }
     let mut bytes = format!("{}\n", HEADER.join(",")).into_bytes();
-    bytes.extend_from_slice(b"r,1,1,morra,\xff,y,1,2,a,normal,,5,9\n");
+    bytes.extend_from_slice(b"r,1,1,morra,\xff,y,1,2,a,normal,,5,9,\n");
     std::fs::write(&path, bytes).unwrap();
     let err = read_table(std::slice::from_ref(&path))
         .unwrap_err()
@@ -192,4 +195,93 @@ fn the_complete_length_ends_at_the_last_newline_however_far_back() {
     assert_eq!(complete_length(&mut File::open(&path).unwrap()).unwrap(), 0);
     std::fs::write(&path, "").unwrap();
     assert_eq!(complete_length(&mut File::open(&path).unwrap()).unwrap(), 0);
+}
+
+#[test]
+fn a_csv_without_the_detail_column_reads_and_grows_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.csv");
+    let legacy = HEADER[..LEGACY_COLUMNS].join(",");
+    std::fs::write(
+        &path,
+        format!("{legacy}\nr,1,1,morra,x,y,1,2,b,crash,a,5,9\n"),
+    )
+    .unwrap();
+    let old = GameRecord {
+        game_id: 1,
+        score_a: 1,
+        score_b: 2,
+        reason: Reason::Crash,
+        culprit: Culprit::A,
+        plies: 5,
+        duration_ms: 9,
+        ..GameRecord::for_test(GameKind::Morra, "x", "y", GameResult::B)
+    };
+    assert_eq!(
+        read_games(std::slice::from_ref(&path)).unwrap(),
+        vec![old.clone()]
+    );
+    // A resumed old run keeps its 13 columns; the detail is dropped.
+    let mut writer = GamesWriter::reopen(&path).unwrap();
+    writer.append(&sample()).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        text.lines().nth(2).unwrap(),
+        "r1,1,3,morra,\"Quinn, and Valor\",Historian,170,158,a,timeout,b,12,40"
+    );
+    let table = read_table(&[path]).unwrap();
+    let details: Vec<_> = table.forfeits.iter().map(|f| (f.index, f.plies)).collect();
+    assert_eq!(details, [(0, 5), (1, 12)]);
+    assert_eq!(table.forfeit(1).unwrap().detail.as_ref(), "");
+    assert_eq!(table.runs, ["r".into(), "r1".into()] as [Box<str>; 2]);
+}
+
+#[test]
+fn only_forfeits_keep_their_detail_and_both_faults_are_named_by_seat() {
+    let both = [
+        Some("timeout: no reply in time".to_string()),
+        Some("crash: exited with status 1".to_string()),
+    ];
+    assert_eq!(
+        GameRecord::fault_detail(&both),
+        "a: timeout: no reply in time / b: crash: exited with status 1"
+    );
+    assert_eq!(
+        GameRecord::fault_detail(&[None, both[1].clone()]),
+        "crash: exited with status 1"
+    );
+    assert_eq!(GameRecord::fault_detail(&[None, None]), "");
+    let mut normal = sample();
+    normal.reason = Reason::Normal;
+    normal.culprit = Culprit::Nobody;
+    normal.detail.clear();
+    let table = GameTable::from_records(&[normal, sample()]);
+    assert_eq!(table.forfeits.len(), 1);
+    assert!(table.forfeit(0).is_none());
+    assert_eq!(
+        table.forfeit(1).unwrap().detail.as_ref(),
+        "timeout: no reply in time"
+    );
+}
+
+#[test]
+fn extending_a_table_gives_the_table_of_both_files() {
+    let first = [sample()];
+    let mut second = sample();
+    second.game_id = 9;
+    second.bot_a = "New".into();
+    second.run = "r2".into();
+    let second = [
+        GameRecord {
+            reason: Reason::Normal,
+            culprit: Culprit::Nobody,
+            detail: String::new(),
+            ..second.clone()
+        },
+        second,
+    ];
+    let mut table = GameTable::from_records(&first);
+    table.extend(GameTable::from_records(&second));
+    let all: Vec<GameRecord> = first.iter().chain(&second).cloned().collect();
+    assert_eq!(table, GameTable::from_records(&all));
 }

@@ -24,7 +24,7 @@
 //! One row per candidate, ordered by name, never-ran candidates included:
 //!
 //! ```text
-//! candidate,grade,games,points,available,percent,<REF>:points,<REF>:first,<REF>:second,...,reason
+//! candidate,grade,games,points,available,percent,<REF>:points,<REF>:first,<REF>:second,...,reason,faults
 //! ```
 //!
 //! | column | meaning |
@@ -40,15 +40,21 @@
 //! | `<REF>:second` | the same moving second (seat `b`) |
 //! | `reason` | empty for a pass; for a fail, why, such as ``not more than half the points against `greedy` (2 of 4)``, or `never ran: ` and the reason |
 //!
+//! | `faults` | each game against a reference the candidate forfeited, by game id, such as ``game 14 against greedy: timeout at move 14 (no reply in 20 s)``, joined by `; ` (see [`crate::standings::faults`] for the words) |
+//!
 //! A candidate that never ran has every column between `grade` and `reason` empty.
-//! `grades.md` shows the same as a table that reads well as plain text.
+//! `grades.md` shows the same as a table that reads well as plain text; in the directory of
+//! the run, its `faults` link each game to `replays/<game_id>.jsonl` and end with a link to
+//! the candidate's `logs/<bot>.log`.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 use crate::game::GameKind;
-use crate::results::games::{GameResult, GameTable};
+use crate::results::games::{Culprit, GameResult, GameTable};
+use crate::standings::faults::{describe, Fault};
 use crate::standings::{Record, DRAW_POINTS, WIN_POINTS};
 
 /// What a candidate must achieve against the references to pass.
@@ -184,6 +190,8 @@ pub struct Grade {
     /// Results against each reference, in the references' order.
     pub versus: Vec<Versus>,
     pub verdict: Verdict,
+    /// The games against the references it forfeited, by game id, explained.
+    pub faults: Vec<Fault>,
 }
 
 impl Grade {
@@ -240,6 +248,8 @@ pub struct Gauntlet {
     /// `(name, reason)` of each candidate left out of the tournament.
     pub never_ran: Vec<(String, String)>,
     pub rule: Rule,
+    /// The time allowed per move, to explain timeouts (`None` when not known).
+    pub move_time: Option<Duration>,
 }
 
 /// Grades every candidate of `gauntlet`, those that never ran included.
@@ -252,6 +262,7 @@ pub fn compute(games: &GameTable, gauntlet: &Gauntlet) -> Grades {
         candidates,
         never_ran,
         rule,
+        move_time,
     } = gauntlet;
     let rule = *rule;
     let blank = || -> Vec<Versus> {
@@ -266,6 +277,7 @@ pub fn compute(games: &GameTable, gauntlet: &Gauntlet) -> Grades {
     // By bot id: the candidate's results, and the reference's place in `references`.
     let n = games.names.len();
     let mut results: Vec<Option<Vec<Versus>>> = vec![None; n];
+    let mut faults: Vec<Vec<Fault>> = vec![Vec::new(); n];
     let mut reference_at: Vec<Option<usize>> = vec![None; n];
     for (i, r) in references.iter().enumerate() {
         if let Some(id) = games.names.id(r) {
@@ -277,8 +289,14 @@ pub fn compute(games: &GameTable, gauntlet: &Gauntlet) -> Grades {
             results[id as usize] = Some(blank());
         }
     }
-    for g in games.iter() {
+    for (index, g) in games.iter().enumerate() {
         let seats = [g.bot_a as usize, g.bot_b as usize];
+        let culprits = match g.culprit {
+            Culprit::Nobody => [false, false],
+            Culprit::A => [true, false],
+            Culprit::B => [false, true],
+            Culprit::Both => [true, true],
+        };
         for seat in 0..2 {
             let Some(versus) = &mut results[seats[seat]] else {
                 continue;
@@ -297,24 +315,37 @@ pub fn compute(games: &GameTable, gauntlet: &Gauntlet) -> Grades {
                 (GameResult::A, 0) | (GameResult::B, 1) => record.wins += 1,
                 _ => record.losses += 1,
             }
+            if culprits[seat] {
+                let (plies, detail) = games
+                    .forfeit(index)
+                    .map_or((0, ""), |f| (f.plies, &*f.detail));
+                faults[seats[seat]].push(Fault {
+                    game_id: g.game_id,
+                    opponent: games.name(seats[1 - seat] as u32).to_string(),
+                    words: describe(g.reason, detail, seat, plies, *move_time),
+                });
+            }
         }
     }
-    let results: BTreeMap<&str, Vec<Versus>> = candidates
+    let results: BTreeMap<&str, (Vec<Versus>, Vec<Fault>)> = candidates
         .iter()
         .map(|c| {
             let id = games.names.id(c);
             let versus = id.and_then(|id| results[id as usize].clone());
-            (c.as_str(), versus.unwrap_or_else(blank))
+            let mut faults = id.map(|id| faults[id as usize].clone()).unwrap_or_default();
+            faults.sort_by_key(|f| f.game_id);
+            (c.as_str(), (versus.unwrap_or_else(blank), faults))
         })
         .collect();
     let mut rows: BTreeMap<&str, Grade> = results
         .into_iter()
-        .map(|(name, versus)| {
+        .map(|(name, (versus, faults))| {
             let verdict = verdict(rule, &versus);
             let grade = Grade {
                 candidate: name.to_string(),
                 versus,
                 verdict,
+                faults,
             };
             (name, grade)
         })
@@ -326,6 +357,7 @@ pub fn compute(games: &GameTable, gauntlet: &Gauntlet) -> Grades {
                 candidate: name.clone(),
                 versus: blank(),
                 verdict: Verdict::NeverRan(reason.clone()),
+                faults: Vec::new(),
             },
         );
     }
@@ -391,188 +423,5 @@ pub fn percent(points: u32, available: u32) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-
-    use crate::results::games::GameRecord;
-
-    pub(crate) fn game(a: &str, b: &str, result: GameResult) -> GameRecord {
-        GameRecord {
-            score_a: 40,
-            score_b: 24,
-            plies: 60,
-            ..GameRecord::for_test(GameKind::Othello, a, b, result)
-        }
-    }
-
-    /// alpha beats both references; bravo only splits with `greedy`; charlie loses;
-    /// delta never ran. Games between candidates, between references, or with a bot that is
-    /// neither, do not count.
-    /// The grades of `games` for a gauntlet of `references` and `candidates`.
-    pub(crate) fn graded(
-        games: &[GameRecord],
-        references: &[String],
-        candidates: &[String],
-        never_ran: &[(String, String)],
-        rule: Rule,
-    ) -> Grades {
-        let gauntlet = Gauntlet {
-            references: references.to_vec(),
-            candidates: candidates.to_vec(),
-            never_ran: never_ran.to_vec(),
-            rule,
-        };
-        compute(&GameTable::from_records(games), &gauntlet)
-    }
-
-    pub(crate) fn fixture(rule: Rule) -> Grades {
-        use GameResult::{Draw, A, B};
-        let games = [
-            game("alpha", "greedy", A),
-            game("greedy", "alpha", Draw),
-            game("alpha", "random", A),
-            game("random", "alpha", B),
-            game("bravo", "greedy", A),
-            game("greedy", "bravo", A),
-            game("bravo", "random", A),
-            game("random", "bravo", B),
-            game("charlie", "greedy", B),
-            game("greedy", "charlie", A),
-            game("charlie", "random", Draw),
-            game("random", "charlie", Draw),
-            game("alpha", "bravo", B),
-            game("greedy", "random", A),
-            game("stranger", "alpha", A),
-        ];
-        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        graded(
-            &games,
-            &names(&["greedy", "random"]),
-            &names(&["charlie", "bravo", "alpha"]),
-            &[("delta".into(), "`build` failed (exit status: 1)".into())],
-            rule,
-        )
-    }
-
-    fn verdicts(g: &Grades) -> Vec<(&str, &str)> {
-        g.rows
-            .iter()
-            .map(|r| (r.candidate.as_str(), r.word()))
-            .collect()
-    }
-
-    #[test]
-    fn each_rule_decides_on_its_own_measure() {
-        let g = fixture(Rule::BeatAll);
-        assert_eq!(
-            verdicts(&g),
-            [
-                ("alpha", "pass"),
-                ("bravo", "fail"),
-                ("charlie", "fail"),
-                ("delta", "fail")
-            ]
-        );
-        // bravo took exactly 75% (6 of 8 points); charlie 25% (2 of 8).
-        let g = fixture(Rule::MinScore(75));
-        assert_eq!(
-            verdicts(&g)[..3],
-            [("alpha", "pass"), ("bravo", "pass"), ("charlie", "fail")]
-        );
-        assert_eq!(
-            g.rows[2].reason(),
-            "25.0% of the available points (2 of 8), below 75%"
-        );
-        let g = fixture(Rule::MinScore(76));
-        assert_eq!(verdicts(&g)[1], ("bravo", "fail"));
-        let g = fixture(Rule::MinScore(0));
-        assert_eq!(verdicts(&g)[2], ("charlie", "pass"));
-        let g = fixture(Rule::MinPoints(6));
-        assert_eq!(
-            verdicts(&g)[..3],
-            [("alpha", "pass"), ("bravo", "pass"), ("charlie", "fail")]
-        );
-        assert_eq!(g.rows[2].reason(), "2 points, below 6");
-        let g = fixture(Rule::MinPoints(7));
-        assert_eq!(verdicts(&g)[1], ("bravo", "fail"));
-        // A candidate that never ran fails whatever the rule.
-        for rule in [Rule::BeatAll, Rule::MinScore(0), Rule::MinPoints(0)] {
-            let g = fixture(rule);
-            assert_eq!(
-                g.rows[3].verdict,
-                Verdict::NeverRan("`build` failed (exit status: 1)".into())
-            );
-        }
-    }
-
-    #[test]
-    fn no_games_against_a_reference_is_not_beating_it() {
-        let refs = ["greedy".to_string(), "random".to_string()];
-        let games = [game("solo", "greedy", GameResult::A)];
-        let g = graded(
-            &games,
-            &refs,
-            &["solo".into(), "idle".into()],
-            &[],
-            Rule::BeatAll,
-        );
-        assert_eq!(
-            g.rows[1].reason(),
-            "not more than half the points against `random` (0 of 0)"
-        );
-        // With no games at all, even `min-points:0` fails.
-        let g = graded(&games, &refs, &["idle".into()], &[], Rule::MinPoints(0));
-        assert_eq!(g.rows[0].reason(), "played no games against the references");
-    }
-
-    #[test]
-    fn rules_parse_and_print_back() {
-        for text in [
-            "beat-all",
-            "min-score:60",
-            "min-score:0",
-            "min-score:100",
-            "min-points:12",
-        ] {
-            let rule: Rule = text.parse().unwrap();
-            assert_eq!(rule.to_string(), text);
-        }
-        assert_eq!(Rule::default(), Rule::BeatAll);
-        assert_eq!("min-score:60".parse(), Ok(Rule::MinScore(60)));
-        assert_eq!("beat all".parse(), Ok(Rule::BeatAll));
-        assert_eq!("Min_Score:75".parse(), Ok(Rule::MinScore(75)));
-        let err = |s: &str| s.parse::<Rule>().unwrap_err().to_string();
-        assert_eq!(
-            "min-score:101".parse::<Rule>(),
-            Err(RuleError::PercentOutOfRange {
-                rule: "min-score:101".into(),
-                percent: 101
-            })
-        );
-        assert!(matches!(
-            "beat-most".parse::<Rule>(),
-            Err(RuleError::Unknown { rule }) if rule == "beat-most"
-        ));
-        assert_eq!(
-            err("beat-most"),
-            "unknown rule `beat-most` (expected `beat-all`, `min-score:P` or `min-points:N`)"
-        );
-        assert_eq!(
-            err("min-score"),
-            "`min-score` needs a value, such as `min-score:60`"
-        );
-        assert_eq!(
-            err("min-score:101"),
-            "`min-score:101`: the percentage must be from 0 to 100, not 101"
-        );
-        assert_eq!(
-            err("min-score:62.5"),
-            "`min-score:62.5`: `62.5` is not a whole number"
-        );
-        assert_eq!(
-            err("min-points:-1"),
-            "`min-points:-1`: `-1` is not a whole number"
-        );
-        assert_eq!(err("beat-all:2"), "`beat-all:2`: `beat-all` takes no value");
-    }
-}
+#[path = "grades_tests.rs"]
+pub(crate) mod tests;

@@ -3,6 +3,7 @@
 //! Everything here is a pure function of the games, so `arena standings games.csv` reproduces
 //! what `arena run` wrote, byte for byte.
 
+pub mod faults;
 pub mod grades;
 pub mod ratings;
 
@@ -25,6 +26,8 @@ pub struct Standing {
     pub draws: u32,
     pub losses: u32,
     pub points: u32,
+    /// Score columns summed over the games, a forfeited game counted as the worst margin for
+    /// the forfeiter (see [`forfeit_margin`]); `games.csv` keeps the real scores.
     pub score_for: i64,
     pub score_against: i64,
     /// Games this bot lost (or drew, both failing) by the reason given.
@@ -58,8 +61,8 @@ impl Record {
 }
 
 impl Standing {
-    /// The key that orders the table: points, then wins, then score difference, all
-    /// descending. Bots equal on all three share a rank; their names only order the rows.
+    /// The key that orders the table: points, then wins, then score difference (a forfeit
+    /// counted as the worst margin, see [`forfeit_margin`]), all descending. Bots equal on all three share a rank; their names only order the rows.
     fn rank_key(&self) -> (Reverse<u32>, Reverse<u32>, Reverse<i64>) {
         (
             Reverse(self.points),
@@ -99,6 +102,21 @@ pub fn compute(games: &[GameRecord]) -> Standings {
     tabulate(&GameTable::from_records(games))
 }
 
+/// The score counted for the winner of a forfeited game (its forfeiter counts 0) in the
+/// standings' score columns, so that a forfeit is the worst possible margin and never ranks
+/// above a loss by the rules: Othello 64 (a wipe-out, 64–0), Gomoku 113 (the most stones one
+/// side can have on 15×15); in Morra and Numer0n, whose highest score depends on the rules
+/// (`--morra-rounds`, `--digits`), `highest`, the highest score of any game in the table.
+pub fn forfeit_margin(kind: GameKind, highest: i64) -> i64 {
+    match kind {
+        GameKind::Othello => 64,
+        GameKind::Gomoku => crate::game::gomoku::CELLS.div_ceil(2) as i64,
+        GameKind::Morra | GameKind::Numeron => highest,
+    }
+    .max(highest)
+    .max(1)
+}
+
 /// Computes the standings of all the bots that appear in `games`.
 pub fn tabulate(games: &GameTable) -> Standings {
     let n = games.names.len();
@@ -110,6 +128,10 @@ pub fn tabulate(games: &GameTable) -> Standings {
         .collect();
     // `pair[i * n + j]`: results of bot id `i` against bot id `j`.
     let mut pair = vec![Cell::default(); n * n];
+    // Per bot id: forfeits lost and won, scored as the worst and best margin afterwards.
+    let mut forfeited = vec![0i64; n];
+    let mut won_by_forfeit = vec![0i64; n];
+    let mut highest = 0i64;
 
     for g in games.iter() {
         let bots = [g.bot_a as usize, g.bot_b as usize];
@@ -125,7 +147,16 @@ pub fn tabulate(games: &GameTable) -> Standings {
             Culprit::B => [false, true],
             Culprit::Both => [true, true],
         };
+        highest = highest.max(g.score_a).max(g.score_b);
+        let forfeit = g.culprit != Culprit::Nobody;
         for i in 0..2 {
+            if forfeit {
+                if culprits[i] {
+                    forfeited[bots[i]] += 1;
+                } else {
+                    won_by_forfeit[bots[i]] += 1;
+                }
+            }
             let s = &mut by_bot[bots[i]];
             s.games += 1;
             s.points += points[i];
@@ -139,8 +170,10 @@ pub fn tabulate(games: &GameTable) -> Standings {
             } else {
                 s.as_second.add(points[i]);
             }
-            s.score_for += scores[i];
-            s.score_against += scores[1 - i];
+            if !forfeit {
+                s.score_for += scores[i];
+                s.score_against += scores[1 - i];
+            }
             if culprits[i] {
                 match g.reason {
                     Reason::Timeout => s.timeouts += 1,
@@ -157,6 +190,14 @@ pub fn tabulate(games: &GameTable) -> Standings {
             } else {
                 cell.points_second += points[i];
             }
+        }
+    }
+
+    if let Some(first) = games.first() {
+        let margin = forfeit_margin(first.game, highest);
+        for (id, s) in by_bot.iter_mut().enumerate() {
+            s.score_against += margin * forfeited[id];
+            s.score_for += margin * won_by_forfeit[id];
         }
     }
 
@@ -235,7 +276,8 @@ mod tests {
             (x.games, x.wins, x.draws, x.losses, x.points),
             (2, 1, 1, 0, 3)
         );
-        assert_eq!((x.score_for, x.score_against), (14, 14));
+        // 10-4 won; the double crash counts 0 against the highest score, 10.
+        assert_eq!((x.score_for, x.score_against), (10, 14));
         assert_eq!(x.crashes, 1);
         let z = &s.rows[2];
         assert_eq!((z.timeouts, z.crashes, z.points), (1, 1, 1));
@@ -294,5 +336,39 @@ mod tests {
         let q = s.rows.iter().position(|r| r.bot == "q").unwrap();
         assert!(p < q);
         assert!(s.rows[p].rank < s.rows[q].rank);
+    }
+
+    #[test]
+    fn a_forfeit_never_ranks_above_a_loss_by_the_rules() {
+        let othello = |a: &str, b: &str, result, scores: (i64, i64)| GameRecord {
+            score_a: scores.0,
+            score_b: scores.1,
+            ..GameRecord::for_test(GameKind::Othello, a, b, result)
+        };
+        // `crashy` led 30-10 when it crashed; `honest` lost 30-34. Both beat `weak` 33-31.
+        let games = [
+            GameRecord {
+                reason: Reason::Crash,
+                culprit: Culprit::A,
+                ..othello("crashy", "strong", GameResult::B, (30, 10))
+            },
+            othello("honest", "strong", GameResult::B, (30, 34)),
+            othello("crashy", "weak", GameResult::A, (33, 31)),
+            othello("honest", "weak", GameResult::A, (33, 31)),
+        ];
+        let s = compute(&games);
+        let row = |bot: &str| s.rows.iter().find(|r| r.bot == bot).unwrap();
+        assert_eq!((row("crashy").points, row("honest").points), (2, 2));
+        assert!(row("honest").rank < row("crashy").rank);
+        assert_eq!(
+            (row("crashy").score_for, row("crashy").score_against),
+            (33, 64 + 31)
+        );
+        assert_eq!(
+            (row("strong").score_for, row("strong").score_against),
+            (64 + 34, 30)
+        );
+        assert_eq!(forfeit_margin(GameKind::Gomoku, 40), 113);
+        assert_eq!(forfeit_margin(GameKind::Morra, 5000), 5000);
     }
 }

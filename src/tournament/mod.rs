@@ -544,6 +544,7 @@ async fn finish(
                 .map(|e| (e.name.clone(), e.reason.clone()))
                 .collect(),
             rule: config.tournament.pass,
+            move_time: Some(config.move_limits().move_time),
         }
     });
     let written = export::write_all(
@@ -558,6 +559,7 @@ async fn finish(
                 .then(|| export::html::ReplayDir::beside(out.join("replays")))
                 .into_iter()
                 .collect(),
+            logs: true,
             gauntlet,
         },
     )?;

@@ -144,6 +144,7 @@ pub async fn play_schedule<S: Seats>(
             culprit: outcome.culprit,
             plies: outcome.plies,
             duration_ms: elapsed.as_millis() as u64,
+            detail: GameRecord::fault_detail(&outcome.faults),
         };
         done(&record)?;
         records.push(record);

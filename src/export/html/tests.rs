@@ -374,6 +374,7 @@ fn results_come_first_and_the_configuration_last_collapsed() {
             candidates: vec!["beta".into(), "gone".into(), ODD.into()],
             never_ran: vec![("gone".into(), "`build` failed".into())],
             rule: Rule::BeatAll,
+            move_time: None,
         },
     );
     let html = render(&HtmlReport {

@@ -10,23 +10,25 @@
 //! iteration stops when a step moves no parameter by more than 1e-10 natural units, or after
 //! 100 steps.
 //!
-//! **Unbounded ratings.** The maximum-likelihood rating of a bot that won (or lost) all its
-//! games is infinite, and so is, in general, every difference that some direction of the
-//! parameters can make every result "more certain" without making any less. Before fitting, the
-//! pairings whose results such a direction can push to certainty are found exactly, as the
-//! non-tight constraints of a system of difference constraints (Floyd–Warshall, `O(bots³)`),
-//! for the three cases of `F` moving up, down or not at all. Those results are set aside (they
-//! are explained by infinite differences), the rest has a finite maximum, and a rating is
-//! reported only where the rest of the data determines it: for the bots of the anchor's group
-//! (bots joined by the remaining results, and, when `F` is not determined, also equally placed
-//! by them against the first move). Every other rating is `None`. So a bot with all wins or all
-//! losses, a bot that only met such a bot, and a group that never met the anchor's group get
-//! `None`, and the others are fitted as if those games had not been played.
+//! **Unbounded ratings and the prior.** The maximum-likelihood rating of a bot that won (or
+//! lost) all its games is infinite, and so is, in general, every difference that some
+//! direction of the parameters can make every result "more certain" without making any less;
+//! two groups that never met have no difference at all. These cases are found exactly (as the
+//! non-tight constraints of a system of difference constraints, Floyd–Warshall, `O(bots³)`,
+//! and the connected groups of the remaining results). When the games determine every rating,
+//! every comparison and (with a first player) the first-move advantage, the plain maximum
+//! likelihood is reported: it matches an independent Bradley–Terry fit. Otherwise the whole fit
+//! is redone with a prior, as BayesElo does: each bot gets [`PRIOR_DRAWS`] (2) virtual draws
+//! against a virtual opponent rated 0, and with a first player, the first-move advantage 2
+//! virtual draws of a bot against itself (evidence of no advantage). Every rating, interval,
+//! and LOS is then finite, for every run with two or more bots, perfect and zero scores
+//! included; the prior pulls ratings towards the average by roughly as much as two draws
+//! against an average bot would, which matters for bots with few games and hardly at all
+//! with many. The choice between the two depends only on the games, never on names.
 //!
 //! **Anchor.** A chosen bot is fixed at 0; by default the average of the ratings of the main
-//! group is 0, where the main group is the largest group of at least two bots (then the one
-//! with more games, then the one holding the first name in sort order). With no such group,
-//! every rating is `None`.
+//! group is 0. Under the prior the main group is every bot. Without it, it is the one group
+//! (the MLE is used only when every bot is rated); a lone bot is rated only as the anchor.
 //!
 //! **Intervals.** The 95% intervals come from the inverse of the observed Fisher information
 //! (the negative Hessian of the log-likelihood) at the maximum: `elo ± 1.96·sd` of each
@@ -58,6 +60,9 @@ use model::Model;
 
 /// Elo points per natural unit of the logistic model: `400 / ln 10`.
 const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
+/// The prior: how many virtual draws each bot plays against a virtual opponent rated 0,
+/// added only when the games alone leave some rating unbounded (see the module documentation).
+const PRIOR_DRAWS: u64 = 2;
 /// The 97.5% quantile of the standard normal distribution, for 95% two-sided intervals.
 const Z95: f64 = 1.959_963_984_540_054;
 
@@ -125,25 +130,72 @@ pub fn fit(games: &GameTable, opts: &RatingOptions) -> Result<Ratings, RatingErr
     let n = names.len();
 
     let cells = aggregate(games, &rank);
-    let separated = separated_cells(n, &cells);
-    let kept: Vec<Cell> = cells
-        .iter()
-        .zip(&separated)
-        .filter(|(_, &s)| !s)
-        .map(|(c, _)| *c)
-        .collect();
-    let shape = Shape::of(n, &kept);
+    let mle = solve(&names, anchor, &cells, false);
+    let has_first = cells.iter().any(|c| c.first);
+    let complete = mle.bots.iter().all(|b| b.low.is_some())
+        && (!has_first || mle.first_move_low.is_some())
+        && mle
+            .los
+            .iter()
+            .enumerate()
+            .all(|(i, row)| row.iter().enumerate().all(|(j, l)| i == j || l.is_some()));
+    if n < 2 || complete {
+        return Ok(mle);
+    }
+    Ok(solve(&names, anchor, &cells, true))
+}
+
+/// The fit of `cells` between the bots `names` (in name order), anchored at bot `anchor` or
+/// at the average: the maximum likelihood without `prior`, or with [`PRIOR_DRAWS`] virtual
+/// draws of each bot against a virtual opponent rated 0 (and as many of the first player
+/// against itself, for the first-move advantage) with it.
+fn solve(names: &[&str], anchor: Option<usize>, cells: &[Cell], prior: bool) -> Ratings {
+    let n = names.len();
+    let (kept, shape) = if prior {
+        let has_first = cells.iter().any(|c| c.first);
+        let mut kept = cells.to_vec();
+        // The virtual opponent is bot `n`, held at 0.
+        let virtual_draw = |a: usize, first: bool| Cell {
+            a,
+            b: if first { a } else { n },
+            first,
+            half_points: PRIOR_DRAWS,
+            games: PRIOR_DRAWS,
+        };
+        kept.extend((0..n).map(|i| virtual_draw(i, false)));
+        if has_first {
+            kept.push(virtual_draw(0, true));
+        }
+        let shape = Shape {
+            component: vec![usize::MAX; n + 1],
+            group: vec![0; n],
+            eta_identified: has_first,
+        };
+        (kept, shape)
+    } else {
+        let separated = separated_cells(n, cells);
+        let kept: Vec<Cell> = cells
+            .iter()
+            .zip(&separated)
+            .filter(|(_, &s)| !s)
+            .map(|(c, _)| *c)
+            .collect();
+        let shape = Shape::of(n, &kept);
+        (kept, shape)
+    };
 
     // One bot per component is held at 0 (the component's first), and `F` at 0 when the data
-    // leave it free: what remains is a full-rank, strictly concave problem.
-    let mut param = vec![None; n];
+    // leave it free: what remains is a full-rank, strictly concave problem. With the prior,
+    // only the virtual opponent is held.
+    let mut param = vec![None; n + usize::from(prior)];
     let mut count = 0;
-    for (i, p) in param.iter_mut().enumerate() {
+    for (i, p) in param.iter_mut().enumerate().take(n) {
         if shape.component[i] != i {
             *p = Some(count);
             count += 1;
         }
     }
+
     let eta_param = shape.eta_identified.then(|| {
         count += 1;
         count - 1
@@ -165,6 +217,7 @@ pub fn fit(games: &GameTable, opts: &RatingOptions) -> Result<Ratings, RatingErr
 
     let main = match anchor {
         Some(k) => Some(shape.group[k]),
+        None if prior => Some(0),
         None => shape.main_group(&kept),
     };
     let members: Vec<usize> = (0..n).filter(|&i| Some(shape.group[i]) == main).collect();
@@ -233,13 +286,13 @@ pub fn fit(games: &GameTable, opts: &RatingOptions) -> Result<Ratings, RatingErr
 
     let los = los::matrix(n, &shape.group, &theta, cov.is_some().then_some(&c));
 
-    Ok(Ratings {
+    Ratings {
         bots,
         first_move_elo,
         first_move_low,
         first_move_high,
         los,
-    })
+    }
 }
 
 /// All games between two bots in the same seats (or, without a first player, the same pair).

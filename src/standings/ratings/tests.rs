@@ -299,27 +299,42 @@ fn the_95_percent_interval_covers_the_truth_in_at_least_90_percent_of_cases() {
     assert_eq!((covered, first_covered), (228, 39));
 }
 
+/// Every bot rated with an interval, every LOS given, the average at 0.
+fn assert_all_finite(r: &Ratings) {
+    for b in &r.bots {
+        let (elo, low, high) = (b.elo.unwrap(), b.low.unwrap(), b.high.unwrap());
+        assert!(
+            low < elo && elo < high && high.is_finite() && low.is_finite(),
+            "{b:?}"
+        );
+    }
+    for (i, row) in r.los.iter().enumerate() {
+        for (j, l) in row.iter().enumerate() {
+            assert_eq!(l.is_some(), i != j, "{i} {j}");
+        }
+    }
+}
+
 #[test]
-fn all_wins_and_all_losses_are_unbounded_and_the_rest_is_fitted() {
+fn all_wins_and_all_losses_get_finite_ratings_in_order() {
     let mut games = morra("top", "x", 3, 0, 0);
     games.extend(morra("top", "y", 2, 0, 0));
     games.extend(morra("x", "y", 3, 0, 1));
     games.extend(morra("bottom", "x", 0, 0, 4));
     games.extend(morra("y", "bottom", 1, 0, 0));
     let r = fit_default(&games);
-    for bot in ["top", "bottom"] {
-        let b = rating(&r, bot);
-        assert_eq!((b.elo, b.low, b.high), (None, None, None));
-        assert!(r.los[position(&r, bot)].iter().all(Option::is_none));
-    }
-    // x and y are rated from their own games only.
+    assert_all_finite(&r);
+    let order: Vec<f64> = ["top", "x", "y", "bottom"]
+        .iter()
+        .map(|b| elo(&r, b).unwrap())
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] > w[1]), "{order:?}");
+    let sum: f64 = order.iter().sum();
+    assert!(close(sum, 0.0, 1e-9), "{sum}");
+    // The prior pulls towards the average, so x and y are closer than their 3 of 4 alone.
     let diff = elo(&r, "x").unwrap() - elo(&r, "y").unwrap();
-    assert!(close(diff, ELO_75, 1e-6), "{diff}");
-    assert!(close(
-        elo(&r, "x").unwrap() + elo(&r, "y").unwrap(),
-        0.0,
-        1e-9
-    ));
+    assert!(diff > 0.0 && diff < ELO_75, "{diff}");
+    assert!(los(&r, "top", "bottom").unwrap() > 0.9);
 }
 
 #[test]
@@ -333,96 +348,82 @@ fn a_bot_with_only_draws_is_rated() {
 }
 
 #[test]
-fn a_bot_that_only_met_an_unbounded_bot_is_unbounded() {
+fn a_bot_that_only_met_an_unbeaten_bot_is_rated_below_everyone() {
     let mut games = morra("x", "y", 3, 0, 3);
     games.extend(morra("top", "x", 1, 0, 0));
     games.extend(morra("top", "y", 1, 0, 0));
     games.extend(morra("lonely", "top", 0, 0, 3));
     let r = fit_default(&games);
-    assert_eq!(elo(&r, "top"), None);
-    assert_eq!(elo(&r, "lonely"), None);
-    assert_eq!(los(&r, "top", "lonely"), None);
-    assert!(close(elo(&r, "x").unwrap(), 0.0, 1e-9));
-    // With a draw, `top` and `lonely` bound each other (`top` won 3.5 of 4) but not
-    // against the others, which `top` beat without a loss: two groups, the one with
-    // more games is rated.
-    games.extend(morra("lonely", "top", 0, 1, 0));
-    let r = fit_default(&games);
-    assert_eq!(elo(&r, "top"), None);
-    assert_eq!(elo(&r, "lonely"), None);
-    let l = los(&r, "top", "lonely").unwrap();
-    assert!(l > 0.9, "{l}");
-    assert_eq!(los(&r, "top", "x"), None);
-    assert!(close(elo(&r, "x").unwrap(), 0.0, 1e-9));
+    assert_all_finite(&r);
+    assert!(elo(&r, "top").unwrap() > elo(&r, "x").unwrap());
+    assert!(close(elo(&r, "x").unwrap(), elo(&r, "y").unwrap(), 1e-9));
+    assert!(elo(&r, "lonely").unwrap() < elo(&r, "y").unwrap());
 }
 
 #[test]
-fn disconnected_groups_rate_the_larger_one_and_compare_within_each() {
+fn disconnected_groups_are_rated_together_through_the_prior() {
     let mut games = morra("a1", "a2", 2, 0, 1);
     games.extend(morra("b1", "b2", 2, 0, 2));
     games.extend(morra("b2", "b3", 1, 1, 1));
     games.extend(morra("b3", "b1", 1, 0, 1));
     let r = fit_default(&games);
-    assert_eq!(elo(&r, "a1"), None);
-    assert_eq!(elo(&r, "a2"), None);
+    assert_all_finite(&r);
+    assert!(elo(&r, "a1").unwrap() > 0.0 && elo(&r, "a2").unwrap() < 0.0);
     assert!(los(&r, "a1", "a2").unwrap() > 0.5);
-    assert_eq!(los(&r, "a1", "b1"), None);
-    let sum: f64 = ["b1", "b2", "b3"].iter().map(|b| elo(&r, b).unwrap()).sum();
+    let sum: f64 = r.bots.iter().map(|b| b.elo.unwrap()).sum();
     assert!(close(sum, 0.0, 1e-9));
-    // Anchored in the smaller group, that one is rated instead.
+    // Anchored, that bot is at 0 with no interval around it, and everyone is still rated.
     let r = anchored(&games, "a2");
-    assert!(close(elo(&r, "a1").unwrap(), 400.0 * 2f64.log10(), 1e-6));
-    assert_eq!(elo(&r, "b1"), None);
+    assert_eq!(elo(&r, "a2"), Some(0.0));
+    assert!(elo(&r, "a1").unwrap() > 0.0);
+    assert!(elo(&r, "b1").unwrap().is_finite());
 }
 
 #[test]
 fn a_single_game_and_no_games_do_not_crash() {
     let r = fit_default(&morra("x", "y", 1, 0, 0));
-    assert!(r.bots.iter().all(|b| b.elo.is_none()));
-    assert!(r.los.iter().flatten().all(Option::is_none));
+    assert_all_finite(&r);
+    let x = elo(&r, "x").unwrap();
+    assert!(x > 0.0 && close(x, -elo(&r, "y").unwrap(), 1e-9), "{x}");
     let r = anchored(&morra("x", "y", 1, 0, 0), "x");
     assert_eq!(elo(&r, "x"), Some(0.0));
-    assert_eq!(elo(&r, "y"), None);
+    assert!(elo(&r, "y").unwrap() < 0.0);
     let r = fit_default(&[]);
     assert!(r.bots.is_empty() && r.los.is_empty() && r.first_move_elo.is_none());
 }
 
 #[test]
-fn a_first_player_that_always_wins_leaves_the_advantage_unbounded() {
+fn a_first_player_that_always_wins_gets_a_large_finite_advantage() {
     let o = GameKind::Othello;
     let mut games = results(o, "x", "y", 3, 0, 0);
     games.extend(results(o, "y", "x", 3, 0, 0));
     games.extend(results(o, "y", "z", 2, 0, 0));
     games.extend(results(o, "z", "y", 2, 0, 0));
     let r = fit_default(&games);
-    assert_eq!(r.first_move_elo, None);
-    // An infinite advantage explains every game: nothing is left to rate anyone by.
-    assert!(r.bots.iter().all(|b| b.elo.is_none()));
+    let first = r.first_move_elo.unwrap();
+    assert!(first > 100.0 && first.is_finite(), "{first}");
+    assert!(r.first_move_low.unwrap() < first && first < r.first_move_high.unwrap());
+    assert_all_finite(&r);
 }
 
 #[test]
-fn seats_played_one_way_confound_the_first_move_with_the_ratings() {
+fn seats_played_one_way_are_rated_through_the_prior() {
     // x always moved first against y: "x is stronger" and "moving first helps" explain
-    // x's 2 of 3 equally, so neither is determined.
+    // x's 2 of 3 equally; the prior shares it between them.
     let o = GameKind::Othello;
     let mut games = results(o, "x", "y", 2, 0, 1);
     let r = fit_default(&games);
-    assert_eq!(r.first_move_elo, None);
-    assert_eq!(los(&r, "x", "y"), None);
-    assert!(r.bots.iter().all(|b| b.elo.is_none()));
-    // z and w met in both seats, scoring 50% in each: no first-move advantage, which
-    // then separates x from y too.
+    assert!(r.first_move_elo.unwrap() > 0.0);
+    assert!(elo(&r, "x").unwrap() > elo(&r, "y").unwrap());
+    assert_all_finite(&r);
+    // z and w met in both seats, 50% each overall; x and y are still confounded, so the
+    // prior still applies, and every pair is compared.
     games.extend(results(o, "z", "w", 1, 1, 1));
     games.extend(results(o, "w", "z", 1, 0, 1));
     let r = fit_default(&games);
-    assert!(close(r.first_move_elo.unwrap(), 0.0, 1e-9));
-    let l = los(&r, "x", "y").unwrap();
-    assert!(l > 0.5 && l < 0.9, "{l}");
-    assert!(close(los(&r, "z", "w").unwrap(), 0.5, 1e-6));
-    assert_eq!(los(&r, "x", "z"), None);
-    // Both groups are two bots with five or six games: the one with more is rated.
-    assert!(close(elo(&r, "z").unwrap(), 0.0, 1e-9));
-    assert_eq!(elo(&r, "x"), None);
+    assert_all_finite(&r);
+    let l = los(&r, "z", "w").unwrap();
+    assert!(l > 0.3 && l < 0.7, "{l}");
 }
 
 #[test]
@@ -430,13 +431,41 @@ fn los_is_complementary() {
     let mut games = morra("Quinn, and Valor", "Historian", 5, 1, 3);
     games.extend(morra("Historian", "loser", 1, 0, 0));
     let r = fit_default(&games);
-    let (a, b) = ("Quinn, and Valor", "Historian");
-    assert!(close(
-        los(&r, a, b).unwrap() + los(&r, b, a).unwrap(),
-        1.0,
-        1e-12
-    ));
-    assert!(r.los[position(&r, "loser")].iter().all(Option::is_none));
+    assert_all_finite(&r);
+    for (x, y) in [("Quinn, and Valor", "Historian"), ("loser", "Historian")] {
+        assert!(close(
+            los(&r, x, y).unwrap() + los(&r, y, x).unwrap(),
+            1.0,
+            1e-12
+        ));
+    }
+}
+
+#[test]
+fn with_the_prior_renaming_bots_changes_no_rating() {
+    // A perfect scorer and two groups: the case where names once chose the main group.
+    let mut games = morra("a", "b", 3, 0, 0);
+    games.extend(morra("c", "d", 2, 1, 1));
+    games.extend(morra("e", "f", 1, 0, 1));
+    let names = ["a", "b", "c", "d", "e", "f"];
+    let renamed_as = ["zed", "yak", "ant", "bee", "moth", "cat"];
+    let rename = |x: &str| renamed_as[names.iter().position(|n| *n == x).unwrap()].to_string();
+    let renamed: Vec<GameRecord> = games
+        .iter()
+        .map(|g| GameRecord {
+            bot_a: rename(&g.bot_a),
+            bot_b: rename(&g.bot_b),
+            ..g.clone()
+        })
+        .collect();
+    let r = fit_default(&games);
+    let s = fit_default(&renamed);
+    assert_all_finite(&r);
+    for name in names {
+        let (x, y) = (rating(&r, name), rating(&s, &rename(name)));
+        assert!(close(x.elo.unwrap(), y.elo.unwrap(), 1e-9), "{name}");
+        assert!(close(x.low.unwrap(), y.low.unwrap(), 1e-9), "{name}");
+    }
 }
 
 #[test]
