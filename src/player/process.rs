@@ -336,9 +336,11 @@ impl ProcessPlayer {
 
     /// One move of an engine protocol: the engine's conversation on the game's process. A new
     /// session first does its handshake within `--engine-startup`; the move then has the
-    /// plain move time (no `--startup-time`).
+    /// plain move time from the handshake's end (no `--startup-time`).
     async fn ask_engine(&mut self, request: Request<'_>) -> Result<String, Failure> {
         let limits = self.settings.limits;
+        // The clock starts here, as for a `lines` bot: thawing the engine is on its time.
+        let mut deadline = Instant::now() + limits.move_time;
         let fresh = self.session.is_none();
         self.start_session()?;
         self.set_paused(false);
@@ -356,8 +358,8 @@ impl ProcessPlayer {
             log: &self.bot.log,
         };
         if fresh || !engine.started() {
-            let deadline = Instant::now() + limits.engine_startup;
-            let started = match timeout_at(deadline, engine.start(&mut io)).await {
+            let startup = Instant::now() + limits.engine_startup;
+            let started = match timeout_at(startup, engine.start(&mut io)).await {
                 Ok(result) => result,
                 Err(_) => {
                     self.bot.log.note(&format!(
@@ -370,8 +372,8 @@ impl ProcessPlayer {
             if let Err(failure) = started {
                 return self.after_move(Err(failure)).await;
             }
+            deadline = Instant::now() + limits.move_time;
         }
-        let deadline = Instant::now() + limits.move_time;
         let result = match timeout_at(deadline, engine.ask(&mut io, request)).await {
             Ok(result) => result,
             Err(_) => Err(Failure::Timeout),

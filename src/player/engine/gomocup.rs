@@ -131,7 +131,13 @@ mod tests {
 
     #[test]
     fn only_the_engines_own_messages_are_chatter() {
-        for line in ["MESSAGE depth 9", "debug x", "ERROR bad", "UNKNOWN FOO", "Message"] {
+        for line in [
+            "MESSAGE depth 9",
+            "debug x",
+            "ERROR bad",
+            "UNKNOWN FOO",
+            "Message",
+        ] {
             assert!(is_chatter(line), "{line}");
         }
         for line in ["7,7", "MESSAGES", "OK", ""] {
