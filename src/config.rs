@@ -365,7 +365,7 @@ mod text_option {
 
 /// `--engine-startup` of a `tournament.json` written before the option existed.
 fn default_engine_startup() -> Duration {
-    crate::player::process::ENGINE_STARTUP
+    crate::player::engine::ENGINE_STARTUP
 }
 
 /// A duration stored as human text (`500ms`, `1m 30s`).

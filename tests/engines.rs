@@ -156,9 +156,7 @@ fn think_times(out: &std::path::Path, bot: &str, skip_first: bool) -> Vec<(u64, 
     let mut times = Vec::new();
     for entry in std::fs::read_dir(out.join("replays")).unwrap() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-        let mut lines = text
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l));
+        let mut lines = text.lines().map(serde_json::from_str::<serde_json::Value>);
         let header = lines.next().unwrap().unwrap();
         let seat = if header["bot_a"] == bot {
             "a"

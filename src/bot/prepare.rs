@@ -88,18 +88,6 @@ pub async fn prepare(
             }
         }
     }
-    // A program named by an absolute path outside the system directories and the bot's copy
-    // (an inline engine, `gomocup:/opt/engine/pbrain`, or a `command` pointing at one) may
-    // read the directory it lives in: engines load data files from beside their binary.
-    let program = Path::new(&spec.command[0]);
-    if program.is_absolute() {
-        let path = program.canonicalize().unwrap_or(program.to_owned());
-        if !crate::sandbox::is_system_path(&path) && !path.starts_with(&workdir) {
-            if let Some(dir) = path.parent() {
-                read.push(dir.to_owned());
-            }
-        }
-    }
     let limits = spec.overrides.apply(opts.sandbox.limits);
     let jail = opts
         .sandbox

@@ -26,10 +26,6 @@ pub const EXIT_GRACE: Duration = Duration::from_millis(200);
 /// How long an engine may take to exit after it is told the game is over.
 pub const ENGINE_EXIT_GRACE: Duration = Duration::from_secs(1);
 
-/// The default of `--engine-startup`: how long an engine may take to start and answer its
-/// protocol's handshake.
-pub const ENGINE_STARTUP: Duration = Duration::from_secs(10);
-
 /// Time limits for a bot's moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MoveLimits {
@@ -289,11 +285,8 @@ impl ProcessPlayer {
         if self.session.is_none() {
             deadline += self.settings.limits.startup_time;
             let limits = self.settings.limits;
-            let cpu = (limits.startup_time
-                + limits.engine_startup
-                + limits.move_time * self.settings.max_moves)
-                .as_secs()
-                + 1;
+            let game = limits.move_time * self.settings.max_moves;
+            let cpu = (limits.startup_time + limits.engine_startup + game).as_secs() + 1;
             let mut child = self.spawn(&[], true, cpu)?;
             let pid = Some(child.id());
             let stdin = child.stdin.take();

@@ -22,6 +22,10 @@ use crate::bot::log::BotLog;
 use crate::bot::Protocol;
 use crate::player::{Failure, Request};
 
+/// The default of `--engine-startup`: how long an engine may take to start and answer its
+/// protocol's handshake.
+pub const ENGINE_STARTUP: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The most lines an engine's chatter (Gomocup `MESSAGE`, `DEBUG`, `ERROR`, `UNKNOWN`, GTP
 /// commands it does not know) adds to its log in one game.
 pub const MAX_NOTES: u32 = 200;
