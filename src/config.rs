@@ -112,6 +112,12 @@ pub struct TimeOptions {
     #[serde(with = "duration")]
     pub startup_time: Duration,
 
+    /// The time an engine (`gomocup`, `gtp`, `nboard`) may take from its start to the end of
+    /// its protocol handshake, apart from its first move's time.
+    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+    #[serde(with = "duration", default = "default_engine_startup")]
+    pub engine_startup: Duration,
+
     /// Time limit for each bot's `build` command.
     #[arg(long, default_value = "5min", value_parser = humantime::parse_duration)]
     #[serde(with = "duration")]
@@ -261,6 +267,7 @@ impl RunConfig {
         MoveLimits {
             move_time: self.time.move_time.unwrap_or(self.game.default_move_time()),
             startup_time: self.time.startup_time,
+            engine_startup: self.time.engine_startup,
         }
     }
 
@@ -368,6 +375,11 @@ mod text_option {
             .map(|t| t.parse().map_err(serde::de::Error::custom))
             .transpose()
     }
+}
+
+/// `--engine-startup` of a `tournament.json` written before the option existed.
+fn default_engine_startup() -> Duration {
+    crate::player::engine::ENGINE_STARTUP
 }
 
 /// A duration stored as human text (`500ms`, `1m 30s`).

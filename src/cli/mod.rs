@@ -110,6 +110,7 @@ pub fn main() -> Result<()> {
                 limits: crate::player::process::MoveLimits {
                     move_time: args.move_time.unwrap_or(args.game.default_move_time()),
                     startup_time: args.startup_time,
+                    engine_startup: crate::player::engine::ENGINE_STARTUP,
                 },
                 bot: args.bot,
                 sandbox: Default::default(),

@@ -39,6 +39,9 @@ pub struct MoveLimits {
     pub move_time: Duration,
     /// Extra time for the first move of a `lines` bot (interpreter or JVM start-up).
     pub startup_time: Duration,
+    /// The time an engine may take from its spawn to the end of its protocol handshake,
+    /// separate from its first move's time (`--engine-startup`).
+    pub engine_startup: Duration,
 }
 
 /// Describes how a process ended, for crash reports.
@@ -173,8 +176,7 @@ impl ProcessPlayer {
                     options: bot.spec.options.clone(),
                     init: bot.spec.init.clone(),
                     move_ms: limits.move_time.as_millis() as u64,
-                    match_ms: (limits.startup_time + limits.move_time * settings.max_moves)
-                        .as_millis() as u64,
+                    match_ms: (limits.move_time * settings.max_moves).as_millis() as u64,
                     memory: bot.jail.limits.memory,
                 },
             )
@@ -331,8 +333,8 @@ impl ProcessPlayer {
         if self.session.is_none() {
             deadline += self.settings.limits.startup_time;
             let limits = self.settings.limits;
-            let cpu =
-                (limits.startup_time + limits.move_time * self.settings.max_moves).as_secs() + 1;
+            let game = limits.move_time * self.settings.max_moves;
+            let cpu = (limits.startup_time + limits.engine_startup + game).as_secs() + 1;
             let mut child = self.spawn(&[], true, cpu)?;
             let pid = Some(child.id());
             let stdin = child.stdin.take();
@@ -379,9 +381,15 @@ impl ProcessPlayer {
         self.after_move(result).await
     }
 
-    /// One move of an engine protocol: the engine's conversation on the game's process.
+    /// One move of an engine protocol: the engine's conversation on the game's process. A new
+    /// session first does its handshake within `--engine-startup`; the move then has the
+    /// plain move time from the handshake's end (no `--startup-time`).
     async fn ask_engine(&mut self, request: Request<'_>) -> Result<String, Failure> {
-        let deadline = self.start_session()?;
+        let limits = self.settings.limits;
+        // The clock starts here, as for a `lines` bot: thawing the engine is on its time.
+        let mut deadline = Instant::now() + limits.move_time;
+        let fresh = self.session.is_none();
+        self.start_session()?;
         self.set_paused(false);
         let session = self.session.as_mut().expect("the session was just started");
         let engine = self
@@ -394,7 +402,25 @@ impl ProcessPlayer {
                 .as_mut()
                 .expect("stdin stays open during a game"),
             stdout: &mut session.stdout,
+            log: &self.bot.log,
         };
+        if fresh || !engine.started() {
+            let startup = Instant::now() + limits.engine_startup;
+            let started = match timeout_at(startup, engine.start(&mut io)).await {
+                Ok(result) => result,
+                Err(_) => {
+                    self.bot.log.note(&format!(
+                        "no handshake within --engine-startup {}",
+                        humantime::format_duration(limits.engine_startup)
+                    ));
+                    Err(Failure::Timeout)
+                }
+            };
+            if let Err(failure) = started {
+                return self.after_move(Err(failure)).await;
+            }
+            deadline = Instant::now() + limits.move_time;
+        }
         let result = match timeout_at(deadline, engine.ask(&mut io, request)).await {
             Ok(result) => result,
             Err(_) => Err(Failure::Timeout),
@@ -516,6 +542,7 @@ impl Player for ProcessPlayer {
                 let mut io = EngineIo {
                     stdin,
                     stdout: &mut session.stdout,
+                    log: &self.bot.log,
                 };
                 engine.end(&mut io).await;
             }
