@@ -137,10 +137,13 @@ fn shot(b: &Browser, dir: &Path, name: &str) {
     std::fs::copy(&path, Path::new(SHOTS).join(format!("{name}.png"))).unwrap();
 }
 
-/// The first row of `games.csv`: the first game the report lists (games end in any order
-/// when they run side by side).
+/// The first game of `games.csv` by number: the first the report lists, in game order
+/// (games end in any order when they run side by side).
 fn first_game(out: &Path) -> Row {
-    games(out).into_iter().next().unwrap()
+    games(out)
+        .into_iter()
+        .min_by_key(|r| r["game_id"].parse::<u64>().unwrap())
+        .unwrap()
 }
 
 fn othello(b: &Browser, root: &Path) {
@@ -314,15 +317,16 @@ fn serve(root: &Path) -> (Child, u16) {
 /// Two runs merged by `arena standings` link each game to its own run's replay; over HTTP
 /// the viewer fetches it when the page does not embed it.
 fn merged(b: &Browser, root: &Path) {
+    // Two shards of one tournament: only those merge.
     let runs: Vec<PathBuf> = ["first", "second"].map(|r| root.join(r)).to_vec();
     for (k, out) in runs.iter().enumerate() {
-        let seed = (k + 1).to_string();
+        let shard = format!("{}/2", k + 1);
         run_seeded(
             "othello",
             &["greedy", "random"],
-            &["--games", "2"],
+            &["--games", "2", "--rounds", "2", "--shard", &shard],
             out,
-            &seed,
+            "1",
         );
     }
     let merged = root.join("merged");
@@ -344,23 +348,22 @@ fn merged(b: &Browser, root: &Path) {
         .map(|v| v.as_str().unwrap())
         .collect();
     assert_eq!(hrefs.len(), 4);
-    assert_eq!(
+    let in_run = |run: &str| {
         hrefs
             .iter()
-            .filter(|h| h.starts_with("../first/replays/"))
-            .count(),
-        2
-    );
-    assert_eq!(
-        hrefs
-            .iter()
-            .filter(|h| h.starts_with("../second/replays/"))
-            .count(),
-        2
-    );
+            .filter(|h| h.starts_with(&format!("../{run}/replays/")))
+            .count()
+    };
+    assert_eq!(in_run("first"), games(&runs[0]).len());
+    assert_eq!(in_run("second"), games(&runs[1]).len());
+    let last_run = if hrefs[3].starts_with("../first/") {
+        "first"
+    } else {
+        "second"
+    };
     open_replay(b, "#games tr:last-child a.replay");
     assert!(
-        text(b, "#v-sub").ends_with("run second"),
+        text(b, "#v-sub").ends_with(&format!("run {last_run}")),
         "{}",
         text(b, "#v-sub")
     );

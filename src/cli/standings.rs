@@ -78,7 +78,12 @@ pub fn run(args: StandingsArgs) -> Result<()> {
     check_mergeable(&parts)?;
     let info = parts.iter().find_map(|p| p.info.clone());
     let replays = match &args.out {
-        Some(dir) => replay_dirs(&parts, dir),
+        Some(dir) => {
+            // Links are made relative to the output directory, which must exist for that.
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create `{}`", dir.display()))?;
+            replay_dirs(&parts, dir)
+        }
         None => Vec::new(),
     };
     let mut games = GameTable::default();
@@ -88,8 +93,6 @@ pub fn run(args: StandingsArgs) -> Result<()> {
     let gauntlet = gauntlet(&args, &games, info.as_ref())?;
     let table = match &args.out {
         Some(dir) => {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create `{}`", dir.display()))?;
             let options = report_options(&args, &games, dir, gauntlet, replays);
             let written = export::write_all(dir, &games, &options)?;
             print_tables(&written.standings);

@@ -53,5 +53,7 @@ pub fn failures(games: &GameTable) -> Vec<html::Failure> {
             reason: g.reason,
         }));
     }
+    // In game order, whatever order the games ended in.
+    failures.sort_by_key(|f| f.game_id);
     failures
 }

@@ -158,6 +158,7 @@ impl TournamentFile {
         rows.extend([
             ("replays", c.replays().to_string()),
             ("jobs", c.jobs().to_string()),
+            ("instances", c.instances().to_string()),
             ("move time", time(limits.move_time)),
             ("startup time", time(limits.startup_time)),
             ("build time", time(c.time.build_time)),
@@ -170,6 +171,13 @@ impl TournamentFile {
             ("pause opponent", c.pause_opponent().to_string()),
             ("no sandbox", c.sandbox.no_sandbox.to_string()),
         ]);
+        // Engine protocols exist for Othello (GTP, NBoard) and Gomoku (Gomocup).
+        if matches!(
+            c.game,
+            crate::game::GameKind::Othello | crate::game::GameKind::Gomoku
+        ) {
+            rows.push(("engine startup", time(limits.engine_startup)));
+        }
         if let Some(anchor) = &c.output.anchor {
             rows.push(("anchor", anchor.clone()));
         }

@@ -43,7 +43,11 @@ pub(super) fn games(out: &mut String, report: &HtmlReport<'_>) {
         if first { "First" } else { "Bot A" },
         if first { "Second" } else { "Bot B" },
     );
-    for (i, g) in table.iter().enumerate().take(MAX_GAMES) {
+    // In game order, whatever order the games ended in (they end in any order when several
+    // run at once), so a run's report and one regenerated from its CSV are the same.
+    let mut order: Vec<usize> = (0..table.len()).collect();
+    order.sort_by_key(|&i| table[i].game_id);
+    for (i, g) in order.into_iter().map(|i| (i, &table[i])).take(MAX_GAMES) {
         let (a, b) = (table.name(g.bot_a), table.name(g.bot_b));
         let id = match report.replays.href(i) {
             Some(href) => format!(

@@ -70,6 +70,12 @@ pub fn find(games: &GameTable, dirs: &[ReplayDir], limit: u64) -> Replays {
             None => hrefs.push(None),
         }
     }
+    // In game order, whatever order the games ended in.
+    paths.sort_by_key(|(_, path)| {
+        path.file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.parse::<u64>().ok())
+    });
     let mut embedded = Vec::new();
     if total <= limit {
         for (href, path) in paths {
