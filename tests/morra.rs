@@ -30,6 +30,9 @@ fn argv_bots_get_six_arguments_with_empty_histories_in_round_one() {
         "--seed",
         "42",
         "--keep-work",
+        // One working copy per bot: its logs there cover all its games.
+        "--instances",
+        "1",
         "--out",
         &out_arg(&out),
     ]);
@@ -196,6 +199,8 @@ fn no_process_of_a_finished_game_is_left_running() {
         "--move-time",
         "300ms",
         "--keep-work",
+        "--instances",
+        "1",
         "--out",
         &out_arg(&out),
     ]);
@@ -213,7 +218,7 @@ fn no_process_of_a_finished_game_is_left_running() {
 }
 
 #[test]
-fn a_bot_plays_one_game_at_a_time_even_with_many_jobs() {
+fn with_one_instance_a_bot_plays_one_game_at_a_time_even_with_many_jobs() {
     let tmp = tempfile::tempdir().unwrap();
     let mut args = vec!["run".to_string(), "morra".to_string()];
     // Five copies of the same bot under different names.
@@ -232,6 +237,8 @@ fn a_bot_plays_one_game_at_a_time_even_with_many_jobs() {
             "20",
             "--jobs",
             "4",
+            "--instances",
+            "1",
             "--rounds",
             "2",
             "--out",

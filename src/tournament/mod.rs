@@ -11,25 +11,27 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::bot::prepare::PreparedBot;
-use crate::bot::workspace::{Instances, Workspace};
+use crate::bot::workspace::Workspace;
 
 use crate::config::RunConfig;
 use crate::export;
-use crate::player::process::{PlayerSettings, ProcessPlayer};
+use crate::player::process::PlayerSettings;
 use crate::results::games::{read_games, GameRecord, GameResult, GamesWriter, Reason};
 use crate::sandbox::Sandbox;
 use crate::schedule::{round_robin, Pairing};
 
 pub mod file;
 mod legacy;
+mod lineup;
 mod lock;
 pub mod runner;
 #[cfg(test)]
 mod tests;
 
 use file::{BotEntry, Excluded, TournamentFile};
+use lineup::Lineup;
 use lock::{signal_name, OutputLock, Stops};
-use runner::{GameSeed, Seats, Settings};
+use runner::Settings;
 
 /// What a finished run reports.
 #[derive(Debug)]
@@ -346,91 +348,6 @@ fn schedule(config: &RunConfig, names: &[&str], references: &[String]) -> Vec<Pa
     match config.tournament.shard {
         Some(shard) => crate::schedule::shard(schedule, shard.index, shard.count, config.seed()),
         None => schedule,
-    }
-}
-
-/// A bot's idle instances, and how many it has in all.
-type Pool = std::sync::Mutex<(Vec<Arc<PreparedBot>>, usize)>;
-
-/// A player that gives its instance back to `pool` when its game is over.
-fn returning(player: ProcessPlayer, pool: &Arc<Pool>) -> ProcessPlayer {
-    let pool = Arc::clone(pool);
-    player.on_release(Box::new(move |instance| {
-        pool.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .0
-            .push(instance);
-    }))
-}
-
-/// The bots of a tournament as players: each game gets fresh processes of its two bots, in
-/// an instance of each that no other running game uses.
-struct Lineup {
-    bots: Vec<Arc<PreparedBot>>,
-    /// Each bot's idle instances (its first one is the bot itself), and how many it has.
-    idle: Vec<Arc<Pool>>,
-    instances: Instances,
-    capacity: usize,
-    settings: PlayerSettings,
-}
-
-impl Lineup {
-    fn new(
-        bots: Vec<Arc<PreparedBot>>,
-        instances: Instances,
-        capacity: usize,
-        settings: PlayerSettings,
-    ) -> Self {
-        Lineup {
-            idle: bots
-                .iter()
-                .map(|b| Arc::new(std::sync::Mutex::new((vec![Arc::clone(b)], 1))))
-                .collect(),
-            bots,
-            instances,
-            capacity,
-            settings,
-        }
-    }
-}
-
-impl Seats for Lineup {
-    type Player = ProcessPlayer;
-
-    fn name(&self, bot: usize) -> &str {
-        &self.bots[bot].spec.name
-    }
-
-    fn capacity(&self, _bot: usize) -> usize {
-        self.capacity
-    }
-
-    fn player(&self, bot: usize, game: &GameSeed) -> ProcessPlayer {
-        let settings = PlayerSettings {
-            seed: game.seed,
-            tag: game.game_id.to_string(),
-            ..self.settings.clone()
-        };
-        let mut idle = self.idle[bot].lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(instance) = idle.0.pop() {
-            return returning(ProcessPlayer::new(instance, settings), &self.idle[bot]);
-        }
-        idle.1 += 1;
-        let n = idle.1;
-        drop(idle);
-        let primary = &self.bots[bot];
-        match self.instances.make(primary, n) {
-            Ok(instance) => returning(
-                ProcessPlayer::new(Arc::new(instance), settings),
-                &self.idle[bot],
-            ),
-            Err(e) => ProcessPlayer::new(Arc::clone(primary), settings)
-                .unable(format!("cannot make another instance: {e:#}")),
-        }
-    }
-
-    fn note(&self, bot: usize, text: &str) {
-        self.bots[bot].log.note(text);
     }
 }
 
