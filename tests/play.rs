@@ -80,7 +80,10 @@ fn numeron_keeps_the_bots_secret_until_the_end() {
         "hidden while playing: {out}"
     );
     assert!(out.contains("012  3 EAT 0 BITE"), "{out}");
-    assert!(out.contains("B's secret 012"), "shown at the end: {out}");
+    // Issue 13: the bot's secret is never printed as one of its moves.
+    assert!(!out.contains("The bot plays 012"), "{out}");
+    let before_end = &out[..out.find("B's secret 012").expect("shown at the end")];
+    assert!(!before_end.contains("bot plays 012"), "{out}");
     assert!(out.trim_end().ends_with("You win!"), "{out}");
 }
 
