@@ -175,6 +175,8 @@ pub struct Othello {
     /// Never `Turn::One` for a seat without a legal move: passes are made as soon as they arise.
     turn: Turn,
     plies: u32,
+    /// The square of the last disc placed, marked on the board drawn for a person.
+    last: Option<Square>,
 }
 
 impl Default for Othello {
@@ -191,6 +193,7 @@ impl Othello {
             discs: [at(3, 4) | at(4, 3), at(3, 3) | at(4, 4)],
             turn: Turn::One(Seat::A),
             plies: 0,
+            last: None,
         }
     }
 
@@ -215,6 +218,7 @@ impl Othello {
             discs,
             turn: Turn::Over,
             plies: (discs[0] | discs[1]).count_ones().saturating_sub(4),
+            last: None,
         };
         game.turn = game.next_turn(to_move);
         Ok(game)
@@ -276,6 +280,7 @@ impl Othello {
         self.discs[seat.index()] = me | turned | mv;
         self.discs[seat.other().index()] = them ^ turned;
         self.plies += 1;
+        self.last = Some(square);
         self.turn = self.next_turn(seat.other());
         Ok(())
     }
@@ -300,6 +305,7 @@ impl Othello {
         let mut out = String::from(files);
         for rank in (0..8).rev() {
             out.push_str(&format!("{}", rank + 1));
+            // Each square is preceded by a separator, which brackets the last disc placed.
             for file in 0..8 {
                 let sq = Square(rank * 8 + file);
                 let c = match self.disc(sq) {
@@ -307,10 +313,22 @@ impl Othello {
                     None if legal & sq.bit() != 0 => '*',
                     None => '.',
                 };
-                out.push(' ');
+                let after_last = file > 0 && self.last == Some(Square(rank * 8 + file - 1));
+                out.push(if self.last == Some(sq) {
+                    '('
+                } else if after_last {
+                    ')'
+                } else {
+                    ' '
+                });
                 out.push(c);
             }
-            out.push_str(&format!(" {}\n", rank + 1));
+            let after_last = self.last == Some(Square(rank * 8 + 7));
+            out.push_str(&format!(
+                "{}{}\n",
+                if after_last { ')' } else { ' ' },
+                rank + 1
+            ));
         }
         out.push_str(files);
         let [x, o] = self.scores();

@@ -110,11 +110,12 @@ pub fn unicode(text: &str, game: GameKind) -> String {
     }
     text.lines()
         .map(|line| {
+            // A row starts with its number (then a space, or the bracket of the last move).
             let row = line
                 .trim_start()
-                .split(' ')
+                .chars()
                 .next()
-                .is_some_and(|t| t.parse::<u32>().is_ok());
+                .is_some_and(|c| c.is_ascii_digit());
             let drawn = if row {
                 // Every cell of a row (Gomoku marks the last stone as `(X)`, unspaced).
                 line.chars()
@@ -155,5 +156,19 @@ mod tests {
         assert!(drawn.contains("● 2  ○ 2  ● to move"), "{drawn}");
         assert_eq!(unicode("round 1 of 5\n", GameKind::Morra), "round 1 of 5\n");
         assert_eq!(unicode(" 1 O(X). 1\n", GameKind::Gomoku), " 1 ○(●)· 1\n");
+        assert_eq!(unicode(" 1(X)O. 1\n", GameKind::Gomoku), " 1(●)○· 1\n");
+    }
+
+    #[test]
+    fn the_last_othello_disc_is_marked_issue_13() {
+        use crate::game::Rules;
+        let mut game = crate::game::othello::Othello::new();
+        game.play(Seat::A, "d3").unwrap();
+        let drawn = unicode(&game.render(), GameKind::Othello);
+        assert!(drawn.contains("3 · · ∘(●)∘ · · · 3"), "{drawn}");
+        game.play(Seat::B, "c5").unwrap();
+        let drawn = unicode(&game.render(), GameKind::Othello);
+        assert!(drawn.contains("(○)"), "{drawn}");
+        assert!(!drawn.contains("(●)"), "only the last disc: {drawn}");
     }
 }
