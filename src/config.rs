@@ -133,6 +133,12 @@ pub struct LimitOptions {
     #[arg(long, default_value = "64MiB", value_parser = crate::sandbox::parse_size)]
     pub max_output: u64,
 
+    /// CPUs a bot's processes may use together in one game, e.g. `1`, `0.5`, `2`
+    /// (cgroup `cpu.max`), so that its helper processes cannot slow its opponent.
+    #[arg(long, default_value = "1", value_parser = parse_cpus)]
+    #[serde(default = "default_cpus")]
+    pub cpus: f64,
+
     /// The most bytes of stderr kept in each bot's log, e.g. `1MiB`.
     #[arg(long, default_value = "1MiB", value_parser = crate::sandbox::parse_size)]
     pub log_limit: u64,
@@ -270,6 +276,7 @@ impl RunConfig {
             memory: self.limits.memory,
             max_procs: self.limits.max_procs,
             max_output: self.limits.max_output,
+            milli_cpus: (self.limits.cpus * 1000.0).round() as u32,
         }
     }
 
@@ -513,5 +520,19 @@ mod tests {
         let t = timestamp();
         assert_eq!(t.len(), 15, "{t}");
         assert_eq!(&t[8..9], "-");
+    }
+}
+
+/// `--cpus` of a `tournament.json` written before the option existed.
+fn default_cpus() -> f64 {
+    1.0
+}
+
+/// A CPU share for `--cpus`: from 0.01 (the kernel's smallest quota) to 1024 CPUs.
+fn parse_cpus(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(n) if (0.01..=1024.0).contains(&n) => Ok(n),
+        Ok(_) => Err("must be between 0.01 and 1024".into()),
+        Err(_) => Err(format!("`{text}` is not a number of CPUs, e.g. `1` or `0.5`")),
     }
 }
