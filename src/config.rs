@@ -533,6 +533,8 @@ fn parse_cpus(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(n) if (0.01..=1024.0).contains(&n) => Ok(n),
         Ok(_) => Err("must be between 0.01 and 1024".into()),
-        Err(_) => Err(format!("`{text}` is not a number of CPUs, e.g. `1` or `0.5`")),
+        Err(_) => Err(format!(
+            "`{text}` is not a number of CPUs, e.g. `1` or `0.5`"
+        )),
     }
 }

@@ -128,7 +128,7 @@ pub(super) fn set_up(env: &CgroupEnv, tag: &str) -> Result<V2Run, String> {
                 free = true;
             }
             Err(e) => {
-                for c in &need {
+                for &c in &need {
                     missing.push((
                         c,
                         format!("arena could not leave its cgroup to enable it: {e:#}"),
@@ -137,25 +137,26 @@ pub(super) fn set_up(env: &CgroupEnv, tag: &str) -> Result<V2Run, String> {
             }
         }
     }
-    for c in need.into_iter().filter(|_| free) {
-        match cgroup::set(&own, "cgroup.subtree_control", &format!("+{c}")) {
-            Ok(()) => now.push(c),
-            Err(e) => missing.push((
-                c,
-                format!(
+    if free && !need.is_empty() {
+        // One write: the kernel enables all of them or none.
+        match cgroup::set(&own, "cgroup.subtree_control", &plus(&need)) {
+            Ok(()) => now.extend(need),
+            Err(e) => missing.extend(need.into_iter().map(|c| {
+                let why = format!(
                     "cannot enable it for arena's children (do other processes share \
                      arena's cgroup?): {e:#}"
-                ),
-            )),
+                );
+                (c, why)
+            })),
         }
     }
     let dir = cgroup::make_cgroup(&own, tag)
         .ok_or_else(|| format!("cannot create a cgroup in `{}`", own.display()))?;
-    let mut controllers = Vec::new();
-    for c in WANTED.into_iter().filter(|c| now.contains(c)) {
-        match cgroup::set(&dir, "cgroup.subtree_control", &format!("+{c}")) {
-            Ok(()) => controllers.push(c),
-            Err(e) => missing.push((c, format!("{e:#}"))),
+    let mut controllers: Vec<&'static str> =
+        WANTED.into_iter().filter(|c| now.contains(c)).collect();
+    if !controllers.is_empty() {
+        if let Err(e) = cgroup::set(&dir, "cgroup.subtree_control", &plus(&controllers)) {
+            missing.extend(controllers.drain(..).map(|c| (c, format!("{e:#}"))));
         }
     }
     Ok(V2Run {
@@ -166,6 +167,15 @@ pub(super) fn set_up(env: &CgroupEnv, tag: &str) -> Result<V2Run, String> {
         leaf,
         delegated,
     })
+}
+
+/// `+a +b`: what `cgroup.subtree_control` is told to enable `controllers`.
+fn plus(controllers: &[&str]) -> String {
+    controllers
+        .iter()
+        .map(|c| format!("+{c}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The words of a cgroup file (controllers, pids); none if it cannot be read.
