@@ -412,6 +412,22 @@ mod duration_option {
     }
 }
 
+/// `--cpus` of a `tournament.json` written before the option existed.
+fn default_cpus() -> f64 {
+    1.0
+}
+
+/// A CPU share for `--cpus`: from 0.01 (the kernel's smallest quota) to 1024 CPUs.
+fn parse_cpus(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(n) if (0.01..=1024.0).contains(&n) => Ok(n),
+        Ok(_) => Err("must be between 0.01 and 1024".into()),
+        Err(_) => Err(format!(
+            "`{text}` is not a number of CPUs, e.g. `1` or `0.5`"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -520,21 +536,5 @@ mod tests {
         let t = timestamp();
         assert_eq!(t.len(), 15, "{t}");
         assert_eq!(&t[8..9], "-");
-    }
-}
-
-/// `--cpus` of a `tournament.json` written before the option existed.
-fn default_cpus() -> f64 {
-    1.0
-}
-
-/// A CPU share for `--cpus`: from 0.01 (the kernel's smallest quota) to 1024 CPUs.
-fn parse_cpus(text: &str) -> Result<f64, String> {
-    match text.trim().parse::<f64>() {
-        Ok(n) if (0.01..=1024.0).contains(&n) => Ok(n),
-        Ok(_) => Err("must be between 0.01 and 1024".into()),
-        Err(_) => Err(format!(
-            "`{text}` is not a number of CPUs, e.g. `1` or `0.5`"
-        )),
     }
 }
