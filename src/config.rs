@@ -532,6 +532,21 @@ mod tests {
     }
 
     #[test]
+    fn cpus_are_a_share_and_older_files_get_one() {
+        let config = parse(&["morra", "x", "--cpus", "0.5"]);
+        assert_eq!(config.sandbox_limits().milli_cpus, 500);
+        assert_eq!(parse(&["morra", "x"]).sandbox_limits().milli_cpus, 1000);
+        for bad in ["0", "-1", "NaN", "2000", "one"] {
+            let args = ["arena", "morra", "x", "--cpus", bad];
+            assert!(Wrapper::try_parse_from(args).is_err(), "{bad}");
+        }
+        let mut json = serde_json::to_value(&config).unwrap();
+        json["limits"].as_object_mut().unwrap().remove("cpus");
+        let back: RunConfig = serde_json::from_value(json).unwrap();
+        assert_eq!(back.limits.cpus, 1.0);
+    }
+
+    #[test]
     fn timestamps_are_compact() {
         let t = timestamp();
         assert_eq!(t.len(), 15, "{t}");
