@@ -27,8 +27,11 @@ fn fair_cpu() -> (bool, String) {
     )
 }
 
+/// CPU seconds and wall seconds of each move, as a fixture bot recorded them.
+type Moves = Vec<(f64, f64)>;
+
 /// The `cpu wall` pairs a fixture bot recorded, one per move.
-fn pairs(path: &Path) -> Vec<(f64, f64)> {
+fn pairs(path: &Path) -> Moves {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -40,7 +43,7 @@ fn pairs(path: &Path) -> Vec<(f64, f64)> {
 }
 
 /// Plays the CPU burner against the steady bot with `--cpus cpus`; returns what each recorded.
-fn play(cpus: &str) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+fn play(cpus: &str) -> (Moves, Moves) {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
     arena_ok(&[
