@@ -139,6 +139,12 @@ pub struct LimitOptions {
     #[arg(long, default_value = "64MiB", value_parser = crate::sandbox::parse_size)]
     pub max_output: u64,
 
+    /// CPUs a bot's processes may use together in one game, e.g. `1`, `0.5`, `2`
+    /// (cgroup `cpu.max`), so that its helper processes cannot slow its opponent.
+    #[arg(long, default_value = "1", value_parser = parse_cpus)]
+    #[serde(default = "default_cpus")]
+    pub cpus: f64,
+
     /// The most bytes of stderr kept in each bot's log, e.g. `1MiB`.
     #[arg(long, default_value = "1MiB", value_parser = crate::sandbox::parse_size)]
     pub log_limit: u64,
@@ -277,6 +283,7 @@ impl RunConfig {
             memory: self.limits.memory,
             max_procs: self.limits.max_procs,
             max_output: self.limits.max_output,
+            milli_cpus: (self.limits.cpus * 1000.0).round() as u32,
         }
     }
 
@@ -417,6 +424,22 @@ mod duration_option {
     }
 }
 
+/// `--cpus` of a `tournament.json` written before the option existed.
+fn default_cpus() -> f64 {
+    1.0
+}
+
+/// A CPU share for `--cpus`: from 0.01 (the kernel's smallest quota) to 1024 CPUs.
+fn parse_cpus(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(n) if (0.01..=1024.0).contains(&n) => Ok(n),
+        Ok(_) => Err("must be between 0.01 and 1024".into()),
+        Err(_) => Err(format!(
+            "`{text}` is not a number of CPUs, e.g. `1` or `0.5`"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,6 +541,21 @@ mod tests {
                 .contains("`--opening-plies` applies to othello"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn cpus_are_a_share_and_older_files_get_one() {
+        let config = parse(&["morra", "x", "--cpus", "0.5"]);
+        assert_eq!(config.sandbox_limits().milli_cpus, 500);
+        assert_eq!(parse(&["morra", "x"]).sandbox_limits().milli_cpus, 1000);
+        for bad in ["0", "-1", "NaN", "2000", "one"] {
+            let args = ["arena", "morra", "x", "--cpus", bad];
+            assert!(Wrapper::try_parse_from(args).is_err(), "{bad}");
+        }
+        let mut json = serde_json::to_value(&config).unwrap();
+        json["limits"].as_object_mut().unwrap().remove("cpus");
+        let back: RunConfig = serde_json::from_value(json).unwrap();
+        assert_eq!(back.limits.cpus, 1.0);
     }
 
     #[test]

@@ -210,6 +210,7 @@ impl Overrides {
             memory: self.memory.unwrap_or(base.memory),
             max_procs: self.max_procs.unwrap_or(base.max_procs),
             max_output: self.max_output.unwrap_or(base.max_output),
+            ..base
         }
     }
 }

@@ -12,6 +12,11 @@ use anyhow::{Context, Result};
 /// The cgroup of one game of one bot, and every descriptor its processes need to enter the
 /// bot's jail: opened when the game starts, closed when it ends, so a run holds descriptors
 /// for the games being played rather than for every bot registered.
+///
+/// On cgroup v2 with controllers (v2-only machines, containers, delegated user subtrees) the
+/// cage's own cgroup carries the bot's limits (`memory.max`, `memory.swap.max`, `pids.max`,
+/// `cpu.max`), written before any process joins; on cgroup v1 the bot's per-jail memory, pids
+/// and cpu cgroups do.
 #[derive(Debug, Default)]
 pub struct Cage {
     /// cgroup v2: the game's own cgroup, for `cgroup.kill` and `cgroup.freeze`.
@@ -19,24 +24,48 @@ pub struct Cage {
     /// `cgroup.freeze` of that cgroup, open for the cage's life: pausing a bot between its
     /// moves is then one `pwrite`.
     freeze: Option<std::sync::Arc<File>>,
-    /// `cgroup.procs` of the bot's memory and pids cgroups.
+    /// `cgroup.procs` of the bot's memory, pids and cpu cgroups (v1).
     pub(super) memory: Option<File>,
     pub(super) pids: Option<File>,
+    pub(super) cpu: Option<File>,
     /// The bot's Landlock ruleset.
     pub(super) landlock: Option<OwnedFd>,
     pub(super) oom_kills_before: u64,
+    /// Whether the memory limit is the cage's own `memory.max` (cgroup v2).
+    v2_memory: bool,
+}
+
+/// The control files a cage's cgroup gets before any process joins it, in this order.
+pub(super) type CageLimits = Vec<(&'static str, String)>;
+
+/// Where a cage's processes go: see [`Cage::new`].
+#[derive(Debug, Default)]
+pub(super) struct CageSpec<'a> {
+    /// The game's cgroup v2 directory (created here).
+    pub path: Option<&'a Path>,
+    /// Control files to write in it first; non-empty means the cgroup is required.
+    pub limits: CageLimits,
+    /// The bot's v1 memory, pids and cpu cgroups.
+    pub memory: Option<&'a Path>,
+    pub pids: Option<&'a Path>,
+    pub cpu: Option<&'a Path>,
 }
 
 impl Cage {
-    /// A cage in the game cgroup at `path` (if any), with the bot's other descriptors.
+    /// A cage in the game cgroup `spec.path` (if any), its limits written before anything can
+    /// join it, with the bot's other descriptors.
     pub(super) fn new(
-        path: Option<&Path>,
-        memory: Option<&Path>,
-        pids: Option<&Path>,
+        spec: CageSpec<'_>,
         landlock: Option<OwnedFd>,
         oom_kills_before: u64,
     ) -> Result<Cage> {
-        let cgroup = path.and_then(|p| CgroupDir::create(p).ok());
+        let cgroup = match spec.path {
+            // Limits on the cage itself: no cage, no game (never a game without its limits).
+            Some(p) if !spec.limits.is_empty() => Some(CgroupDir::create_limited(p, &spec.limits)?),
+            // Only for kill and freeze: without it the process group is killed instead.
+            Some(p) => CgroupDir::create_limited(p, &[]).ok(),
+            None => None,
+        };
         let freeze = cgroup.as_ref().and_then(|cg| {
             std::fs::OpenOptions::new()
                 .write(true)
@@ -44,13 +73,16 @@ impl Cage {
                 .ok()
                 .map(std::sync::Arc::new)
         });
+        let v2_memory = cgroup.is_some() && spec.limits.iter().any(|(f, _)| *f == "memory.max");
         Ok(Cage {
             cgroup,
             freeze,
-            memory: memory.map(open_procs).transpose()?,
-            pids: pids.map(open_procs).transpose()?,
+            memory: spec.memory.map(open_procs).transpose()?,
+            pids: spec.pids.map(open_procs).transpose()?,
+            cpu: spec.cpu.map(open_procs).transpose()?,
             landlock,
             oom_kills_before,
+            v2_memory,
         })
     }
 
@@ -64,9 +96,28 @@ impl Cage {
         self.cgroup.is_some()
     }
 
-    /// Whether the OOM killer killed a process of this bot since the cage was made.
+    /// Whether the OOM killer killed a process of this bot since the cage was made: the
+    /// cage's `memory.events` `oom_kill` count on cgroup v2, the bot's memory cgroup's
+    /// `memory.oom_control` on v1.
     pub fn hit_memory_limit(&self, jail: &super::Jail) -> bool {
-        jail.oom_kills() > self.oom_kills_before
+        match &self.cgroup {
+            Some(cg) if self.v2_memory => {
+                std::fs::read_to_string(cg.path.join("memory.events"))
+                    .ok()
+                    .and_then(|text| count(&text, "oom_kill"))
+                    .unwrap_or(0)
+                    > 0
+            }
+            _ => jail.oom_kills() > self.oom_kills_before,
+        }
+    }
+
+    /// CPU time used so far by the processes of the cage's cgroup (v2 `cpu.stat`
+    /// `usage_usec`), if it has one.
+    pub fn cpu_usage(&self) -> Option<Duration> {
+        let cg = self.cgroup.as_ref()?;
+        let text = std::fs::read_to_string(cg.path.join("cpu.stat")).ok()?;
+        count(&text, "usage_usec").map(Duration::from_micros)
     }
 
     /// Kills every process in the cage (setsid() and double forks included).
@@ -84,13 +135,14 @@ impl Cage {
     }
 
     /// The `cgroup.procs` descriptors a child writes itself into: the game's cgroup, the
-    /// bot's memory and pids cgroups (`-1` for none).
-    pub(super) fn procs_fds(&self) -> [RawFd; 3] {
+    /// bot's memory, pids and cpu cgroups (`-1` for none).
+    pub(super) fn procs_fds(&self) -> [RawFd; 4] {
         let fd = |f: Option<&File>| f.map_or(-1, |f| f.as_raw_fd());
         [
             fd(self.cgroup.as_ref().map(|c| &c.procs)),
             fd(self.memory.as_ref()),
             fd(self.pids.as_ref()),
+            fd(self.cpu.as_ref()),
         ]
     }
 
@@ -113,7 +165,17 @@ impl Drop for Cage {
     }
 }
 
+/// The number after `key ` in a flat-keyed cgroup file (`memory.events`, `cpu.stat`).
+pub(super) fn count(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(' ')?;
+        (k == key).then(|| v.trim().parse().ok()).flatten()
+    })
+}
+
 fn open_procs(dir: &Path) -> Result<File> {
+    #[cfg(test)]
+    trace::note(format!("open {}", dir.join("cgroup.procs").display()));
     std::fs::OpenOptions::new()
         .write(true)
         .open(dir.join("cgroup.procs"))
@@ -128,9 +190,13 @@ pub(super) struct CgroupDir {
 }
 
 impl CgroupDir {
-    /// Creates the directory (or takes the existing one) and opens its `cgroup.procs`.
-    pub fn create(path: &Path) -> Result<CgroupDir> {
+    /// Creates the directory (or takes the existing one), writes the control files `limits`
+    /// in order, and only then opens its `cgroup.procs`.
+    pub fn create_limited(path: &Path, limits: &[(&'static str, String)]) -> Result<CgroupDir> {
         make_dir(path)?;
+        for (file, value) in limits {
+            set(path, file, value)?;
+        }
         Ok(CgroupDir {
             path: path.to_owned(),
             procs: open_procs(path)?,
@@ -146,28 +212,99 @@ impl CgroupDir {
 /// Creates a cgroup directory, or takes the existing one.
 pub(super) fn make_dir(path: &Path) -> Result<()> {
     match std::fs::create_dir(path) {
-        Ok(()) => Ok(()),
+        Ok(()) => {
+            #[cfg(test)]
+            trace::made(path);
+            Ok(())
+        }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(e).with_context(|| format!("cannot create `{}`", path.display())),
     }
 }
 
-/// Writes `value` to the control file `file` of the cgroup `dir`.
+/// Writes `value` to the control file `file` of the cgroup `dir`. The file must exist, as
+/// the kernel makes it: a missing one means a missing controller, never a new file.
 pub(super) fn set(dir: &Path, file: &str, value: &str) -> Result<()> {
     let path = dir.join(file);
-    std::fs::write(&path, value).with_context(|| format!("cannot write `{}`", path.display()))
+    #[cfg(test)]
+    trace::note(format!("write {} {value}", path.display()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, value.as_bytes()))
+        .with_context(|| format!("cannot write `{value}` to `{}`", path.display()))
+}
+
+/// Where the cgroup file systems are and which cgroups this process is in: the machine's
+/// (`/sys/fs/cgroup`, `/proc/self/cgroup`), or in tests a directory tree that mimics them.
+#[derive(Debug, Clone)]
+pub struct CgroupEnv {
+    /// Where the cgroup file systems are mounted (`/sys/fs/cgroup`).
+    pub fs_root: PathBuf,
+    /// The text of `/proc/self/cgroup`.
+    pub self_cgroup: String,
+    /// This process's id, moved into a leaf cgroup when its own cgroup must give controllers.
+    pub pid: u32,
+    /// The effective uid: root, or a user who may have a delegated cgroup v2 subtree.
+    pub euid: u32,
+}
+
+impl CgroupEnv {
+    /// This process on this machine.
+    pub fn this_process() -> CgroupEnv {
+        CgroupEnv {
+            fs_root: PathBuf::from("/sys/fs/cgroup"),
+            self_cgroup: std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default(),
+            pid: std::process::id(),
+            euid: rustix::process::geteuid().as_raw(),
+        }
+    }
+
+    /// Where cgroup v2 is mounted: `/sys/fs/cgroup` on a v2-only machine or in a container,
+    /// `/sys/fs/cgroup/unified` on a hybrid one.
+    pub fn v2_mount(&self) -> Option<PathBuf> {
+        [self.fs_root.clone(), self.fs_root.join("unified")]
+            .into_iter()
+            .find(|d| d.join("cgroup.controllers").exists())
+    }
+
+    /// This process's cgroup v2 directory (`0::/path` in `/proc/self/cgroup`; `0::/` inside a
+    /// container's cgroup namespace, where the container's cgroup is the mount's root).
+    pub fn own_v2(&self) -> Option<PathBuf> {
+        let rel = self
+            .self_cgroup
+            .lines()
+            .find_map(|l| l.strip_prefix("0::"))?
+            .trim_start_matches('/');
+        Some(self.v2_mount()?.join(rel))
+    }
+
+    /// This process's cgroup in a v1 controller's hierarchy, if that controller is mounted.
+    pub fn own_v1(&self, controller: &str) -> Option<PathBuf> {
+        let base = self.fs_root.join(controller);
+        let rel = self.self_cgroup.lines().find_map(|l| {
+            let mut parts = l.splitn(3, ':');
+            let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+            controllers
+                .split(',')
+                .any(|c| c == controller)
+                .then(|| path.trim_start_matches('/').to_string())
+        })?;
+        base.join("cgroup.procs").exists().then(|| base.join(rel))
+    }
 }
 
 /// Removes the cgroups of arena runs that were killed before they could clean up (named
-/// `arena-<pid>` for a process that no longer exists).
-pub(super) fn remove_stale_cgroups() {
+/// `arena-<pid>...` for a process that no longer exists).
+pub(super) fn remove_stale_cgroups(env: &CgroupEnv) {
     let parents = [
-        PathBuf::from("/sys/fs/cgroup/unified"),
-        own_cgroup_v2(),
-        own_cgroup_v1("memory"),
-        own_cgroup_v1("pids"),
+        env.own_v2(),
+        env.own_v1("memory"),
+        env.own_v1("pids"),
+        env.own_v1("cpu"),
     ];
-    for parent in parents {
+    for parent in parents.into_iter().flatten() {
         let Ok(entries) = std::fs::read_dir(&parent) else {
             continue;
         };
@@ -191,47 +328,19 @@ pub fn is_stale(name: &str, prefix: &str) -> bool {
     }
 }
 
-/// This process's cgroup in a v1 controller's hierarchy.
-pub(super) fn own_cgroup_v1(controller: &str) -> PathBuf {
-    let base = Path::new("/sys/fs/cgroup").join(controller);
-    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
-    let rel = own.lines().find_map(|l| {
-        let mut parts = l.splitn(3, ':');
-        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
-        controllers
-            .split(',')
-            .any(|c| c == controller)
-            .then(|| path.trim_start_matches('/').to_string())
-    });
-    match rel {
-        Some(rel) => base.join(rel),
-        None => base,
-    }
-}
-
-/// This process's cgroup in a pure v2 hierarchy mounted at /sys/fs/cgroup.
-pub(super) fn own_cgroup_v2() -> PathBuf {
-    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
-    let rel = own
-        .lines()
-        .find_map(|l| l.strip_prefix("0::"))
-        .unwrap_or("/")
-        .trim_start_matches('/')
-        .to_string();
-    Path::new("/sys/fs/cgroup").join(rel)
-}
-
 /// Creates `parent/name`, which must not exist yet.
 pub(super) fn make_cgroup(parent: &Path, name: &str) -> Option<PathBuf> {
     let dir = parent.join(name);
     std::fs::create_dir(&dir).ok()?;
+    #[cfg(test)]
+    trace::made(&dir);
     Some(dir)
 }
 
 /// Removes a cgroup directory tree, waiting up to a second for its processes to die.
 pub(super) fn remove_cgroup(dir: &Path) {
     // Only cgroup v2 has `cgroup.kill`; elsewhere the processes are gone with their game.
-    let _ = std::fs::write(dir.join("cgroup.kill"), "1");
+    let _ = set(dir, "cgroup.kill", "1");
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
             if entry.file_type().is_ok_and(|t| t.is_dir()) {
@@ -244,6 +353,44 @@ pub(super) fn remove_cgroup(dir: &Path) {
             return;
         }
         std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// In tests: what was done to cgroup files, in order, and a stand-in for the kernel that
+/// fills each new cgroup directory with its interface files.
+#[cfg(test)]
+pub(super) mod trace {
+    use std::cell::{Cell, RefCell};
+    use std::path::Path;
+
+    thread_local! {
+        static LOG: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+        static KERNEL: Cell<Option<fn(&Path)>> = const { Cell::new(None) };
+    }
+
+    /// Records one step.
+    pub fn note(step: String) {
+        LOG.with(|l| l.borrow_mut().push(step));
+    }
+
+    /// Records a new directory and lets the stand-in kernel fill it.
+    pub fn made(dir: &Path) {
+        note(format!("mkdir {}", dir.display()));
+        if let Some(kernel) = KERNEL.get() {
+            kernel(dir);
+        }
+    }
+
+    /// Installs a stand-in kernel for this thread and clears the log.
+    pub fn start(kernel: fn(&Path)) {
+        KERNEL.set(Some(kernel));
+        LOG.with(|l| l.borrow_mut().clear());
+    }
+
+    /// The steps so far, with `base` cut from paths.
+    pub fn steps(base: &Path) -> Vec<String> {
+        let base = format!("{}/", base.display());
+        LOG.with(|l| l.borrow().iter().map(|s| s.replace(&base, "")).collect())
     }
 }
 
@@ -264,10 +411,24 @@ mod tests {
     }
 
     #[test]
-    fn a_v1_cgroup_path_follows_proc_self_cgroup() {
-        // Whatever the machine, the path lies under the controller's mount point.
-        assert!(own_cgroup_v1("memory").starts_with("/sys/fs/cgroup/memory"));
-        assert!(own_cgroup_v2().starts_with("/sys/fs/cgroup"));
+    fn cgroup_paths_follow_proc_self_cgroup() {
+        let env = CgroupEnv::this_process();
+        // Whatever the machine, the paths lie under the controllers' mount points.
+        if let Some(memory) = env.own_v1("memory") {
+            assert!(memory.starts_with("/sys/fs/cgroup/memory"));
+        }
+        if let Some(own) = env.own_v2() {
+            assert!(own.starts_with("/sys/fs/cgroup"));
+        }
+        let docker = CgroupEnv {
+            fs_root: "/nonexistent".into(),
+            self_cgroup: "0::/\n".into(),
+            pid: 1,
+            euid: 0,
+        };
+        assert_eq!(docker.own_v2(), None, "nothing mounted there");
+        assert_eq!(count("oom 1\noom_kill 3\n", "oom_kill"), Some(3));
+        assert_eq!(count("usage_usec 12\n", "oom_kill"), None);
     }
 
     #[test]
@@ -278,7 +439,11 @@ mod tests {
         std::fs::create_dir(&game).unwrap();
         std::fs::write(game.join("cgroup.procs"), "").unwrap();
         std::fs::write(game.join("cgroup.freeze"), "0").unwrap();
-        let cage = Cage::new(Some(&game), None, None, None, 0).unwrap();
+        let spec = CageSpec {
+            path: Some(&game),
+            ..CageSpec::default()
+        };
+        let cage = Cage::new(spec, None, 0).unwrap();
         assert!(cage.has_cgroup());
         cage.freeze(true);
         assert_eq!(

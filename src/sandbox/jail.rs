@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::cgroup::Cage;
+use super::cgroup::{Cage, CageLimits, CageSpec};
 use super::landlock::Rules;
 use super::Limits;
 
@@ -21,11 +21,14 @@ pub struct Jail {
     /// The bot's limits.
     pub limits: Limits,
     pub(super) landlock: Option<Rules>,
-    /// The bot's memory and pids cgroup directories (v1).
+    /// The bot's memory, pids and cpu cgroup directories (v1).
     pub(super) memory: Option<PathBuf>,
     pub(super) pids: Option<PathBuf>,
+    pub(super) cpu: Option<PathBuf>,
     /// The run's cgroup v2 directory, parent of the games' cages.
     pub(super) unified: Option<PathBuf>,
+    /// The control files of each cage (cgroup v2 limits), written before a process joins.
+    pub(super) cage_limits: CageLimits,
     pub(super) file_name: String,
     pub(super) netns: Option<RawFd>,
 }
@@ -42,13 +45,14 @@ impl Jail {
             .as_ref()
             .map(|root| root.join(format!("{}-{tag}", self.file_name)));
         let landlock = self.landlock.as_ref().map(Rules::build).transpose()?;
-        Cage::new(
-            path.as_deref(),
-            self.memory.as_deref(),
-            self.pids.as_deref(),
-            landlock,
-            self.oom_kills(),
-        )
+        let spec = CageSpec {
+            path: path.as_deref(),
+            limits: self.cage_limits.clone(),
+            memory: self.memory.as_deref(),
+            pids: self.pids.as_deref(),
+            cpu: self.cpu.as_deref(),
+        };
+        Cage::new(spec, landlock, self.oom_kills())
     }
 
     /// The memory cgroup's count of processes the OOM killer has killed.
@@ -79,7 +83,8 @@ impl Jail {
             ),
             (libc::RLIMIT_CORE, 0, 0),
         ];
-        if self.memory.is_none() {
+        let v2_memory = self.cage_limits.iter().any(|(f, _)| *f == "memory.max");
+        if self.memory.is_none() && !v2_memory {
             rlimits.push((libc::RLIMIT_AS, self.limits.memory, self.limits.memory));
         }
         if self.uid.is_some() {
@@ -105,8 +110,9 @@ impl Jail {
 /// prepared by the parent (no allocation, no locks), so it is safe in a multi-threaded parent.
 #[derive(Debug, Clone, Copy)]
 pub struct ChildSetup {
-    /// Open `cgroup.procs` files to join: the game's cgroup, the bot's memory and pids cgroups.
-    cgroups: [RawFd; 3],
+    /// Open `cgroup.procs` files to join: the game's cgroup, the bot's memory, pids and cpu
+    /// cgroups.
+    cgroups: [RawFd; 4],
     rlimits: [(libc::__rlimit_resource_t, u64, u64); 5],
     rlimit_count: usize,
     netns: RawFd,

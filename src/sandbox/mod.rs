@@ -9,6 +9,7 @@
 //! `fork` and `exec` (see [`ChildSetup::apply`]).
 
 mod cgroup;
+mod cgroup_v2;
 mod jail;
 mod landlock;
 mod protections;
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-pub use self::cgroup::{is_stale, Cage};
+pub use self::cgroup::{is_stale, Cage, CgroupEnv};
 pub use self::jail::{ChildSetup, Jail};
 pub use self::landlock::is_system_path;
 pub use self::protections::Protection;
@@ -38,6 +39,8 @@ pub struct Limits {
     pub max_procs: u32,
     /// The largest file a bot process may write, and the most stderr it may write in a game.
     pub max_output: u64,
+    /// CPUs all the bot's processes may use together, in thousandths (`1000`: one CPU).
+    pub milli_cpus: u32,
 }
 
 impl Default for Limits {
@@ -46,6 +49,7 @@ impl Default for Limits {
             memory: 512 << 20,
             max_procs: 64,
             max_output: 64 << 20,
+            milli_cpus: 1000,
         }
     }
 }
@@ -57,11 +61,14 @@ pub const BASE_UID: u32 = 61000;
 /// Cgroup directories arena created for this run, removed at the end.
 #[derive(Debug, Default)]
 struct Roots {
-    /// cgroup v2 (unified): one child per game of a bot, for `cgroup.kill` and `cgroup.freeze`.
-    unified: Option<PathBuf>,
-    /// cgroup v1 `memory` and `pids` controllers (or v2 ones, where enabled): one child per bot.
+    /// cgroup v2: one child per game of a bot (its cage), for `cgroup.kill` and
+    /// `cgroup.freeze`, and for the limits of the controllers enabled there.
+    unified: Option<cgroup_v2::V2Run>,
+    /// cgroup v1 `memory`, `pids` and `cpu` controllers, for what v2 does not give: one child
+    /// per bot (instance).
     memory: Option<PathBuf>,
     pids: Option<PathBuf>,
+    cpu: Option<PathBuf>,
 }
 
 /// What the sandbox can do on this machine, probed once per tournament.
@@ -84,36 +91,34 @@ pub struct Sandbox {
 impl Sandbox {
     /// Probes the machine and creates this run's cgroup directories.
     pub fn probe(limits: Limits, allow_network: bool) -> Sandbox {
-        let root = rustix::process::geteuid().is_root();
-        if root {
-            cgroup::remove_stale_cgroups();
-        }
-        let tag = format!("arena-{}", std::process::id());
-        let unified = root
-            .then(|| cgroup::make_cgroup(Path::new("/sys/fs/cgroup/unified"), &tag))
-            .flatten()
-            .filter(|d| d.join("cgroup.kill").exists())
-            .or_else(|| {
-                // A pure cgroup v2 machine mounts the unified hierarchy at /sys/fs/cgroup.
-                root.then(|| cgroup::make_cgroup(&cgroup::own_cgroup_v2(), &tag))
-                    .flatten()
-                    .filter(|d| d.join("cgroup.kill").exists())
-            });
-        let memory = root
-            .then(|| cgroup::make_cgroup(&cgroup::own_cgroup_v1("memory"), &tag))
-            .flatten();
-        let pids = root
-            .then(|| cgroup::make_cgroup(&cgroup::own_cgroup_v1("pids"), &tag))
-            .flatten();
+        Sandbox::probe_in(limits, allow_network, &CgroupEnv::this_process())
+    }
+
+    /// [`Sandbox::probe`] with the cgroups of `env` (in tests, a tree that mimics cgroupfs).
+    pub fn probe_in(limits: Limits, allow_network: bool, env: &CgroupEnv) -> Sandbox {
+        // Root as far as the machine and `env` agree (tests play other users).
+        let root = rustix::process::geteuid().is_root() && env.euid == 0;
+        let (v2, v2_missing) = probe_cgroups_v2(env);
+        // cgroup v1 controllers (root only) for what cgroup v2 does not give.
+        let tag = v2.as_ref().map_or_else(run_tag, |v2| file_name_of(&v2.dir));
+        let v1 = |controller: &str| {
+            let in_v2 = v2.as_ref().is_some_and(|v2| v2.has(controller));
+            (env.euid == 0 && !in_v2)
+                .then(|| cgroup::make_cgroup(&env.own_v1(controller)?, &tag))
+                .flatten()
+        };
+        let (memory, pids, cpu) = (v1("memory"), v1("pids"), v1("cpu"));
         let landlock = landlock::landlock_abi();
         let netns = (root && !allow_network).then(empty_netns).flatten();
         let protections = protections::protections(&protections::Found {
             limits,
             allow_network,
             root,
-            unified: &unified,
+            unified: &v2,
+            v2_missing: &v2_missing,
             memory: &memory,
             pids: &pids,
+            cpu: &cpu,
             landlock,
             netns: netns.is_some(),
         });
@@ -122,9 +127,10 @@ impl Sandbox {
             limits,
             allow_network,
             roots: Roots {
-                unified,
+                unified: v2,
                 memory,
                 pids,
+                cpu,
             },
             landlock,
             netns,
@@ -186,7 +192,9 @@ impl Sandbox {
                 landlock: None,
                 memory: None,
                 pids: None,
+                cpu: None,
                 unified: None,
+                cage_limits: Vec::new(),
                 file_name: file_name.to_string(),
                 netns: None,
             });
@@ -216,6 +224,18 @@ impl Sandbox {
             }
             None => None,
         };
+        let cpu = match &self.roots.cpu {
+            Some(root) => {
+                let dir = root.join(file_name);
+                cgroup::make_dir(&dir)?;
+                let period = cgroup_v2::CPU_PERIOD_US.to_string();
+                cgroup::set(&dir, "cpu.cfs_period_us", &period)?;
+                let quota = cgroup_v2::cpu_quota_us(limits.milli_cpus).to_string();
+                cgroup::set(&dir, "cpu.cfs_quota_us", &quota)?;
+                Some(dir)
+            }
+            None => None,
+        };
         let landlock = self.landlock.map(|abi| landlock::Rules {
             abi,
             workdir: workdir.to_owned(),
@@ -233,7 +253,13 @@ impl Sandbox {
             landlock,
             memory,
             pids,
-            unified: self.roots.unified.clone(),
+            cpu,
+            unified: self.roots.unified.as_ref().map(|v2| v2.dir.clone()),
+            cage_limits: self
+                .roots
+                .unified
+                .as_ref()
+                .map_or_else(Vec::new, |v2| v2.cage_limits(&limits)),
             file_name: file_name.to_string(),
             netns: self.netns.as_ref().map(|fd| fd.as_raw_fd()),
         })
@@ -241,12 +267,58 @@ impl Sandbox {
 
     /// Removes this run's cgroup directories (all games must have ended).
     pub fn cleanup(&self) {
-        for dir in [&self.roots.unified, &self.roots.memory, &self.roots.pids]
+        let v2 = self.roots.unified.as_ref().map(|v2| &v2.dir);
+        for dir in [v2, self.roots.memory.as_ref(), self.roots.pids.as_ref()]
             .into_iter()
+            .chain([self.roots.cpu.as_ref()])
             .flatten()
         {
             cgroup::remove_cgroup(dir);
         }
+    }
+}
+
+/// The name of this run's cgroups: `arena-<pid>`, then `arena-<pid>-<n>` for later probes
+/// of the same process (tests probe many times).
+fn run_tag() -> String {
+    static PROBES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    match PROBES.fetch_add(1, std::sync::atomic::Ordering::Relaxed) {
+        0 => format!("arena-{}", std::process::id()),
+        n => format!("arena-{}-{n}", std::process::id()),
+    }
+}
+
+fn file_name_of(dir: &Path) -> String {
+    dir.file_name()
+        .map_or_else(run_tag, |n| n.to_string_lossy().into_owned())
+}
+
+/// The run's cgroup v2, if it is of any use (it can kill, or it has controllers), and why a
+/// wanted controller is missing from it (or why there is none).
+fn probe_cgroups_v2(env: &CgroupEnv) -> (Option<cgroup_v2::V2Run>, Vec<(&'static str, String)>) {
+    if env.euid == 0 {
+        cgroup::remove_stale_cgroups(env);
+    }
+    match cgroup_v2::set_up(env, &run_tag()) {
+        Ok(v2) if v2.kill || !v2.controllers.is_empty() => {
+            let missing = v2.missing.clone();
+            (Some(v2), missing)
+        }
+        Ok(v2) => {
+            cgroup::remove_cgroup(&v2.dir);
+            (
+                None,
+                vec![("kill", "cgroup v2 has no `cgroup.kill` (Linux 5.14)".into())],
+            )
+        }
+        Err(why) => (
+            None,
+            cgroup_v2::WANTED
+                .into_iter()
+                .chain(["kill"])
+                .map(|c| (c, why.clone()))
+                .collect(),
+        ),
     }
 }
 

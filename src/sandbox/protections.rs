@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use super::cgroup_v2::V2Run;
 use super::size::size;
 use super::{Limits, BASE_UID};
 
@@ -22,9 +23,13 @@ pub(super) struct Found<'a> {
     pub limits: Limits,
     pub allow_network: bool,
     pub root: bool,
-    pub unified: &'a Option<PathBuf>,
+    /// The run's cgroup v2 and the controllers its cages get.
+    pub unified: &'a Option<V2Run>,
+    /// Why cgroup v2 lacks a controller (`memory`, `pids`, `cpu`) or `kill`.
+    pub v2_missing: &'a [(&'static str, String)],
     pub memory: &'a Option<PathBuf>,
     pub pids: &'a Option<PathBuf>,
+    pub cpu: &'a Option<PathBuf>,
     pub landlock: Option<landlock::ABI>,
     pub netns: bool,
 }
@@ -36,36 +41,84 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
         allow_network,
         root,
         unified,
+        v2_missing,
         memory,
         pids,
+        cpu,
         landlock,
         netns,
     } = *found;
+    let v2 = |c: &str| unified.as_ref().is_some_and(|v2| v2.has(c));
+    // Why cgroup v2 does not give `c`, for the details of a fallback.
+    let why = |c: &str| {
+        v2_missing
+            .iter()
+            .find(|(m, _)| *m == c)
+            .map_or_else(|| "no cgroup v2 controller".to_string(), |(_, w)| w.clone())
+    };
+    let delegated = unified.as_ref().is_some_and(|v2| v2.delegated);
+    let kill = unified.as_ref().filter(|v2| v2.kill);
     let mut protections = vec![
         Protection {
             name: "no survivors",
-            active: unified.is_some(),
-            detail: match unified {
-                Some(d) => format!("a cgroup per game, killed with `cgroup.kill` ({})", d.display()),
-                None if !root => "needs root for cgroups; falling back to killing the process group, which misses processes that call setsid()".into(),
-                None => "no cgroup v2 with `cgroup.kill`; falling back to killing the process group, which misses processes that call setsid()".into(),
+            active: kill.is_some(),
+            detail: match kill {
+                Some(v2) => format!(
+                    "a cgroup v2 per game, killed with `cgroup.kill` ({}{}{})",
+                    v2.dir.display(),
+                    if delegated { ", delegated to this user" } else { "" },
+                    v2.leaf.as_ref().map_or(String::new(), |l| format!(
+                        "; arena moved itself to `{}` to enable controllers",
+                        l.display()
+                    ))
+                ),
+                None => format!(
+                    "{}; falling back to killing the process group, which misses processes that call setsid()",
+                    why("kill")
+                ),
             },
         },
         Protection {
             name: "memory limit",
             active: true,
-            detail: match memory {
-                Some(_) => format!("{} per bot (memory cgroup; the OOM killer's kills are reported)", size(limits.memory)),
-                None => format!("{} of address space per process (RLIMIT_AS: no memory cgroup without root)", size(limits.memory)),
+            detail: if v2("memory") {
+                format!("{} per game of a bot (cgroup v2 `memory.max`, no swap; the OOM killer's kills are reported)", size(limits.memory))
+            } else if memory.is_some() {
+                format!("{} per bot (cgroup v1 memory controller; the OOM killer's kills are reported)", size(limits.memory))
+            } else {
+                format!(
+                    "{} of address space per process (RLIMIT_AS fallback: {}{})",
+                    size(limits.memory),
+                    why("memory"),
+                    if root { "; no cgroup v1 memory controller either" } else { "" }
+                )
             },
         },
         Protection {
             name: "process limit",
-            active: pids.is_some() || root,
-            detail: match (pids, root) {
-                (Some(_), _) => format!("{} per bot (pids cgroup and RLIMIT_NPROC of its own uid)", limits.max_procs),
-                (None, true) => format!("{} per bot (RLIMIT_NPROC of its own uid)", limits.max_procs),
-                (None, false) => "needs root: RLIMIT_NPROC would count all of the user's processes".into(),
+            active: v2("pids") || pids.is_some() || root,
+            detail: if v2("pids") {
+                format!("{} per game of a bot (cgroup v2 `pids.max`)", limits.max_procs)
+            } else if pids.is_some() {
+                format!("{} per bot (cgroup v1 pids controller and RLIMIT_NPROC of its own uid)", limits.max_procs)
+            } else if root {
+                format!("{} per bot (RLIMIT_NPROC of its own uid; {})", limits.max_procs, why("pids"))
+            } else {
+                format!("none: {}; RLIMIT_NPROC would count all of the user's processes", why("pids"))
+            },
+        },
+        Protection {
+            name: "fair cpu",
+            active: v2("cpu") || cpu.is_some(),
+            detail: {
+                let cpus = f64::from(limits.milli_cpus) / 1000.0;
+                if v2("cpu") {
+                    format!("{cpus} CPU per game of a bot, all its processes together (cgroup v2 `cpu.max`)")
+                } else if cpu.is_some() {
+                    format!("{cpus} CPU per bot, all its processes together (cgroup v1 cpu controller, `cpu.cfs_quota_us`)")
+                } else {
+                    format!("none: {}{}; a bot's helper processes can slow its opponent", why("cpu"), if root { ", and no cgroup v1 cpu controller" } else { "" })
+                }
             },
         },
         Protection {

@@ -98,6 +98,7 @@ impl LegacyFile {
                 memory: self.memory,
                 max_procs: self.max_procs,
                 max_output: self.max_output,
+                cpus: 1.0,
                 log_limit: self.log_limit,
             },
             sandbox: SandboxOptions {
