@@ -218,43 +218,47 @@ fn no_process_of_a_finished_game_is_left_running() {
 }
 
 #[test]
-fn with_one_instance_a_bot_plays_one_game_at_a_time_even_with_many_jobs() {
-    let tmp = tempfile::tempdir().unwrap();
-    let mut args = vec!["run".to_string(), "morra".to_string()];
-    // Five copies of the same bot under different names.
-    for i in 0..5 {
-        let dir = tmp.path().join(format!("excl{i}"));
-        std::fs::create_dir(&dir).unwrap();
-        for f in ["bot.toml", "bot.sh"] {
-            std::fs::copy(fixtures("morra").join("exclusive").join(f), dir.join(f)).unwrap();
+fn no_two_games_share_a_working_directory_even_with_many_jobs() {
+    // `exclusive` says so when another game runs in its directory. With one instance a bot
+    // plays one game at a time; with several, each game has its own copy (issue 13).
+    for instances in ["1", "4"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut args = vec!["run".to_string(), "morra".to_string()];
+        // Five copies of the same bot under different names.
+        for i in 0..5 {
+            let dir = tmp.path().join(format!("excl{i}"));
+            std::fs::create_dir(&dir).unwrap();
+            for f in ["bot.toml", "bot.sh"] {
+                std::fs::copy(fixtures("morra").join("exclusive").join(f), dir.join(f)).unwrap();
+            }
+            args.push(dir.display().to_string());
         }
-        args.push(dir.display().to_string());
+        let out = tmp.path().join("out");
+        args.extend(
+            [
+                "--morra-rounds",
+                "20",
+                "--jobs",
+                "4",
+                "--instances",
+                instances,
+                "--rounds",
+                "2",
+                "--out",
+            ]
+            .map(String::from),
+        );
+        args.push(out_arg(&out));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        arena_ok(&args);
+        let rows = games(&out);
+        assert_eq!(rows.len(), 20);
+        assert!(
+            rows.iter()
+                .all(|r| r["reason"] == "normal" && r["result"] == "draw"),
+            "--instances {instances}: {rows:?}"
+        );
     }
-    let out = tmp.path().join("out");
-    args.extend(
-        [
-            "--morra-rounds",
-            "20",
-            "--jobs",
-            "4",
-            "--instances",
-            "1",
-            "--rounds",
-            "2",
-            "--out",
-        ]
-        .map(String::from),
-    );
-    args.push(out_arg(&out));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    arena_ok(&args);
-    let rows = games(&out);
-    assert_eq!(rows.len(), 20);
-    assert!(
-        rows.iter()
-            .all(|r| r["reason"] == "normal" && r["result"] == "draw"),
-        "{rows:?}"
-    );
 }
 
 #[test]

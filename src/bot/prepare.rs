@@ -16,6 +16,8 @@ pub struct PreparedBot {
     pub spec: BotSpec,
     /// The private copy of the bot's directory that all its processes run in.
     pub workdir: PathBuf,
+    /// The private copy as prepared, before any game: what more instances are copied from.
+    pub template: Option<PathBuf>,
     /// The program, resolved once to an absolute path.
     pub program: PathBuf,
     pub args: Vec<String>,
@@ -41,6 +43,9 @@ pub struct PrepareOptions {
     pub log_cap: u64,
     /// Add to existing logs (a resumed tournament) rather than start them afresh.
     pub append_logs: bool,
+    /// Keep a pristine copy of each prepared bot, from which more instances are made (when a
+    /// bot may play several games at once).
+    pub templates: bool,
 }
 
 /// Prepares one bot. `Ok(Err(reason))` means the bot cannot play (its build failed, its
@@ -110,9 +115,18 @@ pub async fn prepare(
         Err(reason) => return Ok(Err((spec, reason, log))),
     };
     let args = spec.command[1..].to_vec();
+    // More instances are copied from the built directory as it was before any game ran in it.
+    let template = if opts.templates {
+        let template = opts.work_root.join(format!("{file_name}.template"));
+        copy_tree(&workdir, &template)?;
+        Some(template)
+    } else {
+        None
+    };
     Ok(Ok(PreparedBot {
         spec,
         workdir,
+        template,
         program,
         args,
         log,
@@ -136,7 +150,7 @@ pub fn instance(
         .map_or_else(|| "bot".into(), |f| f.to_string_lossy().into_owned());
     let file_name = format!("{base}@{n}");
     let workdir = opts.work_root.join(&file_name);
-    copy_tree(&bot.workdir, &workdir)?;
+    copy_tree(bot.template.as_ref().unwrap_or(&bot.workdir), &workdir)?;
     let workdir = workdir
         .canonicalize()
         .with_context(|| format!("cannot resolve `{}`", workdir.display()))?;
@@ -152,6 +166,7 @@ pub fn instance(
     Ok(PreparedBot {
         spec: bot.spec.clone(),
         workdir,
+        template: None,
         program,
         args: bot.args.clone(),
         log: bot.log.clone(),

@@ -52,6 +52,7 @@ impl Workspace {
                 build_time,
                 log_cap,
                 append_logs,
+                templates: false,
             },
             keep: None,
             closed: false,
@@ -61,6 +62,11 @@ impl Workspace {
     /// The sandbox the bots run in.
     pub fn sandbox(&self) -> &Sandbox {
         &self.prep.sandbox
+    }
+
+    /// Prepares bots so that more instances of each can be made from its copy as built.
+    pub fn with_instances(&mut self) {
+        self.prep.templates = true;
     }
 
     /// Keeps the private copies in `dir` when the workspace is closed.

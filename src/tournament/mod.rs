@@ -332,6 +332,9 @@ fn workspace(config: &RunConfig, resuming: bool) -> Result<Workspace> {
     if config.output.keep_work {
         workspace.keep(out.join("work"));
     }
+    if config.instances() > 1 {
+        workspace.with_instances();
+    }
     Ok(workspace)
 }
 
