@@ -73,14 +73,20 @@ fn generate(path: &Path, rows: u64) {
             (0, "b") => ("crash", "a"),
             _ => ("normal", ""),
         };
+        // Discs that agree with the result (a forfeit keeps whatever the board had).
+        let more = 33 + rng.below(32) as i64;
+        let (score_a, score_b) = match (reason, result) {
+            ("normal", "a") => (more, 64 - more),
+            ("normal", "b") => (64 - more, more),
+            ("normal", _) => (32, 32),
+            _ => (rng.below(65) as i64, rng.below(65) as i64),
+        };
         writeln!(
             out,
-            "r1,{},{id},othello,{},{},{},{},{result},{reason},{culprit},{},{}",
+            "r1,{},{id},othello,{},{},{score_a},{score_b},{result},{reason},{culprit},{},{}",
             id / 1000 + 1,
             names[a],
             names[b],
-            rng.below(65),
-            rng.below(65),
             rng.below(61),
             rng.below(200)
         )

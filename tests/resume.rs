@@ -299,3 +299,48 @@ fn sigterm_and_sighup_stop_like_ctrl_c_and_a_busy_directory_is_refused_issue_11(
         assert_same_tables(&whole, &out);
     }
 }
+
+#[test]
+fn a_result_that_cannot_be_written_stops_the_run_and_resume_finishes_it_issue_11() {
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = uninterrupted(tmp.path());
+    // A full disk for the replay of game 3.
+    let out = tmp.path().join("replay");
+    std::fs::create_dir_all(out.join("replays")).unwrap();
+    std::os::unix::fs::symlink("/dev/full", out.join("replays/3.jsonl")).unwrap();
+    let result = start(&out, &[]).wait_with_output().unwrap();
+    assert_eq!(result.status.code(), Some(1));
+    let stderr = String::from_utf8(result.stderr).unwrap();
+    assert!(stderr.contains("replays/3.jsonl`"), "{stderr}");
+    assert!(stderr.contains("continue with `arena resume`"), "{stderr}");
+    assert!(games(&out).len() < 10, "the run stopped");
+    std::fs::remove_file(out.join("replays/3.jsonl")).unwrap();
+    arena_ok(&["resume", &out.display().to_string(), "--quiet"]);
+    assert_same_tables(&whole, &out);
+
+    // A full disk for the log of a bot that writes to stderr.
+    let out = tmp.path().join("log");
+    std::fs::create_dir_all(out.join("logs")).unwrap();
+    std::os::unix::fs::symlink("/dev/full", out.join("logs/exit1.log")).unwrap();
+    let fixture = |b: &str| fixtures("morra").join(b).display().to_string();
+    let run = |command: &str| {
+        let mut args = vec![command.to_string()];
+        if command == "run" {
+            args.extend(["morra", "--morra-rounds", "5", "--quiet", "--out"].map(String::from));
+            args.push(out.display().to_string());
+            args.extend(["det-a", "exit1", "det-b"].map(fixture));
+        } else {
+            args.extend([out.display().to_string(), "--quiet".to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        arena(&args)
+    };
+    let result = run("run");
+    assert_eq!(result.status.code(), Some(1));
+    let stderr = String::from_utf8(result.stderr).unwrap();
+    assert!(stderr.contains("logs/exit1.log`"), "{stderr}");
+    assert!(games(&out).len() < 3, "the run stopped");
+    std::fs::remove_file(out.join("logs/exit1.log")).unwrap();
+    assert!(run("resume").status.success());
+    assert_eq!(games(&out).len(), 3);
+}

@@ -143,7 +143,14 @@ fn perfect_and_zero_scores_are_rated_the_same_whatever_the_names() {
         let mut id = 0;
         let mut add = |a: &str, b: &str, result: &str| {
             id += 1;
-            rows.push(format!("r,1,{id},morra,{a},{b},10,5,{result},normal,,5,9"));
+            let scores = match result {
+                "a" => "10,5",
+                "b" => "5,10",
+                _ => "5,5",
+            };
+            rows.push(format!(
+                "r,1,{id},morra,{a},{b},{scores},{result},normal,,5,9"
+            ));
         };
         for (a, b, result) in [
             (ace, mid, "a"),

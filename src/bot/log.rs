@@ -26,6 +26,8 @@ struct Counters {
     seen: u64,
     cap: u64,
     truncated: bool,
+    /// The first error writing the log file (a full disk), for the run to stop on.
+    error: Option<String>,
 }
 
 impl Counters {
@@ -34,8 +36,10 @@ impl Counters {
         self.seen += bytes.len() as u64;
         let room = self.cap.saturating_sub(self.written) as usize;
         let take = bytes.len().min(room);
-        // A failed log write must not cost the bot its game: the log is best effort.
-        let _ = file.write_all(&bytes[..take]);
+        // A failed write does not cost the bot its game, but it is kept: the run stops on it.
+        if let Err(e) = file.write_all(&bytes[..take]) {
+            self.error.get_or_insert(e.to_string());
+        }
         self.written += take as u64;
         if take < bytes.len() && !self.truncated {
             self.truncated = true;
@@ -73,6 +77,7 @@ impl BotLog {
                 seen: 0,
                 cap,
                 truncated: false,
+                error: None,
             })),
         })
     }
@@ -112,6 +117,15 @@ impl BotLog {
         })
     }
 
+    /// The first error writing this log, if any: the log file and the error.
+    pub fn error(&self) -> Option<String> {
+        let counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        counters
+            .error
+            .as_ref()
+            .map(|e| format!("cannot write `{}`: {e}", self.path.display()))
+    }
+
     /// Bytes the bot has written to stderr so far, kept in the log or not.
     pub fn bytes(&self) -> u64 {
         self.counters.lock().unwrap_or_else(|e| e.into_inner()).seen
@@ -121,10 +135,14 @@ impl BotLog {
     pub fn note(&self, text: &str) {
         let line = format!("[arena] {}\n", text.trim_end());
         // Under the lock, so a note does not land inside a chunk of bot output.
-        let _counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
+        let mut counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
         // Notes are not bot output: they do not count against the cap.
-        if let Ok(mut file) = self.open() {
-            let _ = file.write_all(line.as_bytes());
+        let written = self
+            .open()
+            .map_err(|e| format!("{e:#}"))
+            .and_then(|mut file| file.write_all(line.as_bytes()).map_err(|e| e.to_string()));
+        if let Err(e) = written {
+            counters.error.get_or_insert(e);
         }
     }
 

@@ -1,6 +1,8 @@
 //! Tests of `games.csv`: writing, reading, torn lines, bad rows and the interned table.
 
 use super::*;
+use std::fs::File;
+use std::path::PathBuf;
 
 fn sample() -> GameRecord {
     GameRecord {
@@ -27,6 +29,7 @@ fn rows_round_trip_through_the_file() {
     let path = dir.path().join("games.csv");
     let mut writer = GamesWriter::create(&path).unwrap();
     let mut second = sample();
+    second.game_id = 4;
     second.culprit = Culprit::Nobody;
     second.reason = Reason::Normal;
     second.detail.clear();
@@ -71,7 +74,7 @@ fn a_bad_row_names_the_file_and_line() {
     std::fs::write(
         &path,
         format!(
-            "{}\nr,1,1,morra,x,y,1,2,a,normal,,5,9\nr,1,2,morra,x,y,1,2,maybe,normal,,5,9\n",
+            "{}\nr,1,1,morra,x,y,2,1,a,normal,,5,9\nr,1,2,morra,x,y,1,2,maybe,normal,,5,9\n",
             HEADER[..LEGACY_COLUMNS].join(",")
         ),
     )
@@ -81,6 +84,36 @@ fn a_bad_row_names_the_file_and_line() {
         .to_string();
     assert!(err.contains("games.csv`: line 3"), "{err}");
     assert!(err.contains("maybe"), "{err}");
+
+    // Rows whose fields disagree, and a game given twice (issue 11).
+    for (rows, what) in [
+        (
+            "r,1,1,morra,x,y,1,2,a,normal,,5,9",
+            "does not agree with the scores",
+        ),
+        (
+            "r,1,1,morra,x,y,1,2,b,timeout,,5,9",
+            "a `timeout` game has no culprit",
+        ),
+        ("r,1,1,othello,x,y,40,24,b,crash,b,5,9", "does not agree"),
+        (
+            "r,1,1,gomoku,x,y,9,8,b,normal,,17,9\nr,1,1,gomoku,x,y,9,8,b,normal,,17,9",
+            "appears twice",
+        ),
+    ] {
+        std::fs::write(
+            &path,
+            format!("{}\n{rows}\n", HEADER[..LEGACY_COLUMNS].join(",")),
+        )
+        .unwrap();
+        let err = read_games(std::slice::from_ref(&path))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("games.csv`: line ") && err.contains(what),
+            "{rows}: {err}"
+        );
+    }
 
     std::fs::write(&path, "a,b,c\n").unwrap();
     let err = read_games(&[path]).unwrap_err().to_string();
@@ -95,9 +128,11 @@ fn the_table_interns_each_name_once_and_keeps_game_order() {
     let mut second = sample();
     (second.bot_a, second.bot_b) = (second.bot_b.clone(), "zed".into());
     second.game_id = 4;
+    let mut third = sample();
+    third.game_id = 5;
     writer.append(&sample()).unwrap();
     writer.append(&second).unwrap();
-    writer.append(&sample()).unwrap();
+    writer.append(&third).unwrap();
     let table = read_table(std::slice::from_ref(&path)).unwrap();
     assert_eq!(table.names.len(), 3);
     let ids: Vec<(u32, u32)> = table.iter().map(|g| (g.bot_a, g.bot_b)).collect();
@@ -121,7 +156,7 @@ fn the_table_interns_each_name_once_and_keeps_game_order() {
 fn each_bad_field_is_named_with_its_value_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("games.csv");
-    let good = "r,1,1,morra,x,y,1,2,a,normal,,5,9";
+    let good = "r,1,1,morra,x,y,2,1,a,normal,,5,9";
     for (row, expected) in [
         (
             "r,1,2,chess,x,y,1,2,a,normal,,5,9",
@@ -163,7 +198,7 @@ fn each_bad_field_is_named_with_its_value_and_line() {
         }
     }
     let mut bytes = format!("{}\n", HEADER.join(",")).into_bytes();
-    bytes.extend_from_slice(b"r,1,1,morra,\xff,y,1,2,a,normal,,5,9,\n");
+    bytes.extend_from_slice(b"r,1,1,morra,\xff,y,2,1,a,normal,,5,9,\n");
     std::fs::write(&path, bytes).unwrap();
     let err = read_table(std::slice::from_ref(&path))
         .unwrap_err()

@@ -89,6 +89,10 @@ impl Seats for Lineup {
         }
     }
 
+    fn write_error(&self, bot: usize) -> Option<String> {
+        self.bots[bot].log.error()
+    }
+
     fn note(&self, bot: usize, text: &str) {
         self.bots[bot].log.note(text);
     }

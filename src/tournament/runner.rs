@@ -31,6 +31,12 @@ pub trait Seats: Send + Sync + 'static {
         let _ = bot;
         1
     }
+    /// Why bot `bot`'s results could not be written (its log), if they could not: the run
+    /// stops on it.
+    fn write_error(&self, bot: usize) -> Option<String> {
+        let _ = bot;
+        None
+    }
     /// Tells bot `bot`'s log what it did wrong in a game.
     fn note(&self, bot: usize, text: &str) {
         let _ = (bot, text);
@@ -113,9 +119,16 @@ pub async fn play_schedule<S: Seats>(
                 return Ok(Played { records, interrupted: true });
             }
         };
-        let (pairing, outcome, elapsed) = joined.context("a game panicked")?;
+        // A result that cannot be written (a full disk) stops the run; the games so far are
+        // in `games.csv`, and the others are played by `arena resume`.
+        let (pairing, outcome, elapsed) = joined.context("a game panicked")?.map_err(stopped)?;
         for s in pairing.seats {
             busy[s] -= 1;
+        }
+        for s in pairing.seats {
+            if let Some(e) = seats.write_error(s) {
+                return Err(stopped(anyhow::anyhow!(e)));
+            }
         }
         let names = pairing.seats.map(|s| seats.name(s));
         for (i, fault) in outcome.faults.iter().enumerate() {
@@ -155,12 +168,19 @@ pub async fn play_schedule<S: Seats>(
     })
 }
 
-/// Plays one game of the schedule, writing its replay.
+/// The error that stops a run when a result cannot be written.
+fn stopped(e: anyhow::Error) -> anyhow::Error {
+    e.context(
+        "the run stopped: the games played so far are in `games.csv`; fix this (free some disk space, say) and continue with `arena resume`",
+    )
+}
+
+/// Plays one game of the schedule, writing its replay; an error writing it is returned.
 async fn play_game<S: Seats>(
     settings: Arc<Settings>,
     seats: Arc<S>,
     pairing: Pairing,
-) -> (Pairing, Outcome, Duration) {
+) -> Result<(Pairing, Outcome, Duration)> {
     let started = Instant::now();
     let game = GameSeed {
         game_id: pairing.game_id,
@@ -174,7 +194,7 @@ async fn play_game<S: Seats>(
         settings.opening_plies,
         opening_seed,
     );
-    let mut replay = settings.replays.as_ref().and_then(|dir| {
+    let replay = settings.replays.as_ref().map(|dir| {
         let path = dir.join(format!("{}.jsonl", pairing.game_id));
         let plies: Vec<String> = opening.iter().map(|(_, mv)| mv.clone()).collect();
         let header = Header {
@@ -188,9 +208,8 @@ async fn play_game<S: Seats>(
             move_time_ms: settings.move_time.as_millis() as u64,
         };
         Replay::create(&path, &header)
-            .map_err(|e| eprintln!("warning: no replay for game {}: {e:#}", pairing.game_id))
-            .ok()
     });
+    let mut replay = replay.transpose()?;
     let mut pa = seats.player(pairing.seats[0], &game);
     let mut pb = seats.player(pairing.seats[1], &game);
     // Morra's requests are the histories of the replies before them: recording them would
@@ -209,14 +228,15 @@ async fn play_game<S: Seats>(
     })
     .await;
     if let Some(r) = replay {
-        if let Err(e) = r.finish(&outcome) {
-            eprintln!(
-                "warning: replay of game {} is incomplete: {e}",
-                pairing.game_id
-            );
-        }
+        let path = settings
+            .replays
+            .as_ref()
+            .map(|d| d.join(format!("{}.jsonl", pairing.game_id)))
+            .unwrap_or_default();
+        r.finish(&outcome)
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
     }
-    (pairing, outcome, started.elapsed())
+    Ok((pairing, outcome, started.elapsed()))
 }
 
 /// Mixed into the tournament seed for openings, so they are independent of game seeds.
