@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use tokio::task::JoinSet;
 
-use super::prepare::{instance, prepare, PrepareOptions, PreparedBot};
+use super::prepare::{instance, prepare, PrepareOptions, PreparedBot, Trust};
 use super::BotSpec;
 use crate::sandbox::Sandbox;
 
@@ -52,6 +52,7 @@ impl Workspace {
                 build_time,
                 log_cap,
                 append_logs,
+                trust: Trust::default(),
             },
             keep: None,
             closed: false,
@@ -61,6 +62,11 @@ impl Workspace {
     /// The sandbox the bots run in.
     pub fn sandbox(&self) -> &Sandbox {
         &self.prep.sandbox
+    }
+
+    /// What the operator lets reach the bots (`--share`, `--max-bot-size`, `--pass-env`).
+    pub fn trust(&mut self, trust: Trust) {
+        self.prep.trust = trust;
     }
 
     /// Keeps the private copies in `dir` when the workspace is closed.

@@ -131,24 +131,26 @@ struct Session {
 impl ProcessPlayer {
     /// A player for one game.
     pub fn new(bot: Arc<PreparedBot>, settings: PlayerSettings) -> Self {
-        let arena = [
-            ("ARENA_GAME", settings.game.to_string()),
-            ("ARENA_SEED", settings.seed.to_string()),
+        // Only what the bot was given: `PATH`, `LANG`, what the operator passes and `bot.toml`
+        // sets (`PreparedBot::env`), then its own space and the game's variables.
+        let workdir = bot.workdir.as_os_str().as_encoded_bytes();
+        let game = [
+            ("HOME", workdir.to_vec()),
+            ("TMPDIR", workdir.to_vec()),
+            ("ARENA_GAME", settings.game.as_bytes().to_vec()),
+            ("ARENA_SEED", settings.seed.to_string().into_bytes()),
             (
                 "ARENA_MOVE_TIME_MS",
-                settings.limits.move_time.as_millis().to_string(),
+                settings.limits.move_time.as_millis().to_string().into_bytes(),
             ),
-            ("TMPDIR", bot.workdir.display().to_string()),
         ];
-        let mut env: Vec<CString> = std::env::vars_os()
-            .filter(|(k, _)| !arena.iter().any(|(name, _)| k == name))
+        let mut env: Vec<CString> = bot
+            .env
+            .iter()
+            .filter(|(k, _)| !game.iter().any(|(name, _)| k == name))
             .filter_map(|(k, v)| c_pair(k.as_encoded_bytes(), v.as_encoded_bytes()))
             .collect();
-        env.extend(
-            arena
-                .iter()
-                .filter_map(|(k, v)| c_pair(k.as_bytes(), v.as_bytes())),
-        );
+        env.extend(game.iter().filter_map(|(k, v)| c_pair(k.as_bytes(), v)));
         let program = c_string(bot.program.as_os_str().as_encoded_bytes());
         let mut argv = vec![program.clone()];
         argv.extend(bot.args.iter().map(|a| c_string(a.as_bytes())));
@@ -173,8 +175,11 @@ impl ProcessPlayer {
                     options: bot.spec.options.clone(),
                     init: bot.spec.init.clone(),
                     move_ms: limits.move_time.as_millis() as u64,
-                    match_ms: (limits.startup_time + limits.move_time * settings.max_moves)
-                        .as_millis() as u64,
+                    match_ms: limits.startup_time.saturating_add(
+                        limits.move_time.saturating_mul(settings.max_moves),
+                    )
+                    .as_millis()
+                    .min(u128::from(u64::MAX)) as u64,
                     memory: bot.jail.limits.memory,
                 },
             )
@@ -276,7 +281,7 @@ impl ProcessPlayer {
     /// One process for one move: `argv` or `stdin`.
     async fn ask_once(&mut self, fields: &[String]) -> Result<String, Failure> {
         let deadline = Instant::now() + self.settings.limits.move_time;
-        let cpu = self.settings.limits.move_time.as_secs() + 1;
+        let cpu = self.settings.limits.move_time.as_secs().saturating_add(1);
         let (args, input): (&[String], _) = match self.bot.spec.protocol {
             Protocol::Argv => (fields, None),
             _ => (&[], Some(encode_line(fields))),
@@ -331,8 +336,11 @@ impl ProcessPlayer {
         if self.session.is_none() {
             deadline += self.settings.limits.startup_time;
             let limits = self.settings.limits;
-            let cpu =
-                (limits.startup_time + limits.move_time * self.settings.max_moves).as_secs() + 1;
+            let cpu = limits
+                .startup_time
+                .saturating_add(limits.move_time.saturating_mul(self.settings.max_moves))
+                .as_secs()
+                .saturating_add(1);
             let mut child = self.spawn(&[], true, cpu)?;
             let pid = Some(child.id());
             let stdin = child.stdin.take();

@@ -98,11 +98,14 @@ impl LegacyFile {
                 max_procs: self.max_procs,
                 max_output: self.max_output,
                 log_limit: self.log_limit,
+                max_bot_size: crate::bot::copy::DEFAULT_MAX_BOT_SIZE,
             },
             sandbox: SandboxOptions {
                 no_sandbox: self.no_sandbox,
                 allow_network: self.allow_network,
                 pause_opponent: Some(self.pause_opponent),
+                pass_env: Vec::new(),
+                share: Vec::new(),
             },
             output: OutputOptions {
                 out: Some(PathBuf::from(out)),
