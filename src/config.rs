@@ -332,7 +332,8 @@ fn check_games(config: &RunConfig) -> Result<()> {
     } else {
         refs * n + refs * refs.saturating_sub(1) / 2
     };
-    let games = pairs * u128::from(config.tournament.rounds) * u128::from(config.games_per_pairing());
+    let games =
+        pairs * u128::from(config.tournament.rounds) * u128::from(config.games_per_pairing());
     if games > MAX_GAMES {
         bail!(
             "`--rounds {}` and `--games {}` make {games} games, more than the {MAX_GAMES} a run may play",

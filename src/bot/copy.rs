@@ -134,7 +134,12 @@ impl Copy<'_> {
         }
         names.sort();
         for name in names {
-            self.entry(&from.join(&name), &to.join(&name), &shown.join(&name), depth)?;
+            self.entry(
+                &from.join(&name),
+                &to.join(&name),
+                &shown.join(&name),
+                depth,
+            )?;
         }
         Ok(())
     }
@@ -351,7 +356,10 @@ mod tests {
         };
         let to = tempfile::tempdir().unwrap();
         let err = copy_submission(bot.path(), to.path(), &rules).unwrap_err();
-        assert!(err.contains("`--max-bot-size`") && err.contains("`data`"), "{err}");
+        assert!(
+            err.contains("`--max-bot-size`") && err.contains("`data`"),
+            "{err}"
+        );
     }
 
     #[test]

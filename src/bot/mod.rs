@@ -216,8 +216,12 @@ impl Overrides {
     pub fn apply(&self, base: sandbox::Limits) -> sandbox::Limits {
         sandbox::Limits {
             memory: self.memory.map_or(base.memory, |m| m.min(base.memory)),
-            max_procs: self.max_procs.map_or(base.max_procs, |p| p.min(base.max_procs)),
-            max_output: self.max_output.map_or(base.max_output, |o| o.min(base.max_output)),
+            max_procs: self
+                .max_procs
+                .map_or(base.max_procs, |p| p.min(base.max_procs)),
+            max_output: self
+                .max_output
+                .map_or(base.max_output, |o| o.min(base.max_output)),
         }
     }
 
@@ -234,7 +238,12 @@ impl Overrides {
             over("memory", size(m), size(base.memory), "memory");
         }
         if let Some(p) = self.max_procs.filter(|&p| p > base.max_procs) {
-            over("max_procs", p.to_string(), base.max_procs.to_string(), "max-procs");
+            over(
+                "max_procs",
+                p.to_string(),
+                base.max_procs.to_string(),
+                "max-procs",
+            );
         }
         if let Some(o) = self.max_output.filter(|&o| o > base.max_output) {
             over("max_output", size(o), size(base.max_output), "max-output");
@@ -408,7 +417,8 @@ impl BotSpec {
             read: manifest.read,
         };
         check_overrides(&overrides).map_err(|e| anyhow::anyhow!("`{}`: {e}", path.display()))?;
-        let env = check_env(manifest.env).map_err(|e| anyhow::anyhow!("`{}`: {e}", path.display()))?;
+        let env =
+            check_env(manifest.env).map_err(|e| anyhow::anyhow!("`{}`: {e}", path.display()))?;
         let protocol = manifest.protocol.unwrap_or(Protocol::default_for(game));
         check_protocol(protocol, game).map_err(|e| anyhow::anyhow!("`{}`: {e}", path.display()))?;
         let options = manifest
@@ -465,9 +475,7 @@ fn check_overrides(o: &Overrides) -> std::result::Result<(), String> {
 fn check_env(env: BTreeMap<String, String>) -> std::result::Result<Vec<(String, String)>, String> {
     for (key, value) in &env {
         let bad_key = key.is_empty()
-            || !key
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             || key.starts_with(|c: char| c.is_ascii_digit());
         if bad_key {
             return Err(format!(

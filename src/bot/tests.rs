@@ -44,7 +44,8 @@ fn a_manifest_gives_name_command_and_protocol() {
     let warnings = spec.overrides.excess(base);
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(
-        warnings[0].starts_with("`memory = 1 GiB` in `bot.toml` is above the operator's `--memory`"),
+        warnings[0]
+            .starts_with("`memory = 1 GiB` in `bot.toml` is above the operator's `--memory`"),
         "{warnings:?}"
     );
     assert_eq!(spec.overrides.read, [PathBuf::from("/opt/jdk")]);
@@ -60,7 +61,11 @@ fn a_manifest_gives_name_command_and_protocol() {
         let err = format!("{err:#}");
         assert!(err.contains("bot.toml`") && err.contains(field), "{err}");
     }
-    write(&dir, MANIFEST, "command = \"./run\"\nenv = { DEPTH = \"3\" }\n");
+    write(
+        &dir,
+        MANIFEST,
+        "command = \"./run\"\nenv = { DEPTH = \"3\" }\n",
+    );
     let spec = BotSpec::load(&BotSource::Path(dir.clone()), GameKind::Morra).unwrap();
     assert_eq!(spec.env, [("DEPTH".to_string(), "3".to_string())]);
 }

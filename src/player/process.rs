@@ -141,7 +141,12 @@ impl ProcessPlayer {
             ("ARENA_SEED", settings.seed.to_string().into_bytes()),
             (
                 "ARENA_MOVE_TIME_MS",
-                settings.limits.move_time.as_millis().to_string().into_bytes(),
+                settings
+                    .limits
+                    .move_time
+                    .as_millis()
+                    .to_string()
+                    .into_bytes(),
             ),
         ];
         let mut env: Vec<CString> = bot
@@ -175,11 +180,11 @@ impl ProcessPlayer {
                     options: bot.spec.options.clone(),
                     init: bot.spec.init.clone(),
                     move_ms: limits.move_time.as_millis() as u64,
-                    match_ms: limits.startup_time.saturating_add(
-                        limits.move_time.saturating_mul(settings.max_moves),
-                    )
-                    .as_millis()
-                    .min(u128::from(u64::MAX)) as u64,
+                    match_ms: limits
+                        .startup_time
+                        .saturating_add(limits.move_time.saturating_mul(settings.max_moves))
+                        .as_millis()
+                        .min(u128::from(u64::MAX)) as u64,
                     memory: bot.jail.limits.memory,
                 },
             )
