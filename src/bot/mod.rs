@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::GameKind;
 use crate::sandbox;
 
+mod checks;
 mod checksums;
 pub mod copy;
 pub mod log;
@@ -17,6 +18,7 @@ pub mod preflight;
 pub mod prepare;
 pub mod workspace;
 
+use checks::{check_env, check_overrides};
 pub use checksums::checksums;
 
 /// The name of a bot directory's manifest.
@@ -450,49 +452,6 @@ impl BotSpec {
 
 /// The longest bot name, in characters.
 pub const MAX_NAME: usize = 100;
-
-/// The smallest memory a `bot.toml` may ask for: no program starts in less.
-const MIN_MEMORY: u64 = 1 << 20;
-
-/// Refuses values no bot can run with (the operator's ceilings cap the others).
-fn check_overrides(o: &Overrides) -> std::result::Result<(), String> {
-    if o.memory.is_some_and(|m| m < MIN_MEMORY) {
-        return Err(format!(
-            "`memory` must be at least {}",
-            sandbox::size(MIN_MEMORY)
-        ));
-    }
-    if o.max_procs == Some(0) {
-        return Err("`max_procs` must be at least 1".into());
-    }
-    if o.max_output == Some(0) {
-        return Err("`max_output` must be at least 1 byte".into());
-    }
-    Ok(())
-}
-
-/// The variables of `env = { KEY = "value" }`, refusing keys arena sets itself.
-fn check_env(env: BTreeMap<String, String>) -> std::result::Result<Vec<(String, String)>, String> {
-    for (key, value) in &env {
-        let bad_key = key.is_empty()
-            || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            || key.starts_with(|c: char| c.is_ascii_digit());
-        if bad_key {
-            return Err(format!(
-                "`env`: `{key}` is not a variable name (letters, digits and `_`)"
-            ));
-        }
-        if key.starts_with("ARENA_") || key == "HOME" || key == "TMPDIR" {
-            return Err(format!(
-                "`env`: `{key}` is set by arena for every bot and cannot be changed"
-            ));
-        }
-        if value.contains('\0') {
-            return Err(format!("`env`: the value of `{key}` holds a NUL byte"));
-        }
-    }
-    Ok(env.into_iter().collect())
-}
 
 /// Refuses an engine protocol for another game than its own.
 fn check_protocol(protocol: Protocol, game: GameKind) -> std::result::Result<(), String> {
