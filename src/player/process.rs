@@ -51,6 +51,15 @@ pub fn describe_exit(status: ExitStatus) -> String {
     }
 }
 
+/// The instant `time` from now; a time too long to add (a tampered `tournament.json`) is a
+/// year, which no game lasts.
+fn after(time: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(time)
+        .or_else(|| now.checked_add(Duration::from_secs(365 * 24 * 3600)))
+        .unwrap_or(now)
+}
+
 /// A C string from bytes; an interior NUL (which no real path, argument or variable can hold
 /// on Unix) is dropped.
 fn c_string(bytes: &[u8]) -> CString {
@@ -285,7 +294,7 @@ impl ProcessPlayer {
 
     /// One process for one move: `argv` or `stdin`.
     async fn ask_once(&mut self, fields: &[String]) -> Result<String, Failure> {
-        let deadline = Instant::now() + self.settings.limits.move_time;
+        let deadline = after(self.settings.limits.move_time);
         let cpu = self.settings.limits.move_time.as_secs().saturating_add(1);
         let (args, input): (&[String], _) = match self.bot.spec.protocol {
             Protocol::Argv => (fields, None),
@@ -337,9 +346,14 @@ impl ProcessPlayer {
     /// Starts the game's process if it is not running; returns the deadline of this move
     /// (the first gets `--startup-time` on top).
     fn start_session(&mut self) -> Result<Instant, Failure> {
-        let mut deadline = Instant::now() + self.settings.limits.move_time;
+        let mut deadline = after(self.settings.limits.move_time);
         if self.session.is_none() {
-            deadline += self.settings.limits.startup_time;
+            deadline = after(
+                self.settings
+                    .limits
+                    .move_time
+                    .saturating_add(self.settings.limits.startup_time),
+            );
             let limits = self.settings.limits;
             let cpu = limits
                 .startup_time
