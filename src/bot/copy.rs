@@ -82,9 +82,13 @@ pub fn copy_submission(from: &Path, to: &Path, rules: &CopyRules) -> Result<(), 
     copy.dir(&root, to, Path::new(""), 0)
 }
 
-/// Copies one submitted file (a bot given as a single executable) into the directory `to`.
+/// Copies one submitted file (a bot given as a single executable, named by the operator, so
+/// a link is followed) into the directory `to`, under the same rules for what it is.
 pub fn copy_submitted_file(from: &Path, to: &Path, rules: &CopyRules) -> Result<(), String> {
     let name = from.file_name().unwrap_or_default();
+    let from = from
+        .canonicalize()
+        .map_err(|e| format!("cannot resolve `{}`: {e}", from.display()))?;
     let root = from.parent().unwrap_or(Path::new("/")).to_path_buf();
     let mut copy = Copy {
         root,
@@ -92,7 +96,7 @@ pub fn copy_submitted_file(from: &Path, to: &Path, rules: &CopyRules) -> Result<
         mode: Mode::Submission,
         used: 0,
     };
-    copy.entry(from, &to.join(name), Path::new(name), 0)
+    copy.entry(&from, &to.join(name), Path::new(name), 0)
 }
 
 /// Copies a tree arena made itself (a bot's working copy) as it is: links stay links, FIFOs,
