@@ -87,13 +87,13 @@ pub struct TournamentOptions {
     pub seed: Option<u64>,
 
     /// Games played in parallel [default: the number of CPUs].
-    #[arg(long, short = 'j', value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub jobs: Option<u32>,
 
     /// Games one bot may play at once, each in its own copy of the bot's directory (files a
     /// bot writes are then not seen by its other games); `1` plays a bot's games one after
     /// the other in one directory [default: `--jobs`].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     #[serde(default)]
     pub instances: Option<u32>,
 }
@@ -103,12 +103,12 @@ pub struct TournamentOptions {
 pub struct TimeOptions {
     /// Wall time per move, e.g. `500ms`, `20s`
     /// [default: morra 500ms, othello 20s, numeron 5s, gomoku 60s].
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(long, value_parser = parse_time)]
     #[serde(with = "duration_option")]
     pub move_time: Option<Duration>,
 
     /// Extra time for the first move of a `lines` bot, for interpreter or JVM start-up.
-    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = parse_time)]
     #[serde(with = "duration")]
     pub startup_time: Duration,
 
@@ -119,7 +119,7 @@ pub struct TimeOptions {
     pub engine_startup: Duration,
 
     /// Time limit for each bot's `build` command.
-    #[arg(long, default_value = "5min", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "5min", value_parser = parse_time)]
     #[serde(with = "duration")]
     pub build_time: Duration,
 }
@@ -148,6 +148,16 @@ pub struct LimitOptions {
     /// The most bytes of stderr kept in each bot's log, e.g. `1MiB`.
     #[arg(long, default_value = "1MiB", value_parser = crate::sandbox::parse_size)]
     pub log_limit: u64,
+
+    /// The most disk space a copy of a bot's directory may take (allocated blocks, so sparse
+    /// files count for their data only); a bigger bot is left out.
+    #[arg(long, default_value = "256MiB", value_parser = crate::sandbox::parse_size)]
+    #[serde(default = "default_max_bot_size")]
+    pub max_bot_size: u64,
+}
+
+fn default_max_bot_size() -> u64 {
+    crate::bot::copy::DEFAULT_MAX_BOT_SIZE
 }
 
 /// How bots are confined.
@@ -166,6 +176,18 @@ pub struct SandboxOptions {
     /// [default: on for the turn-based games].
     #[arg(long, value_parser = clap::builder::BoolishValueParser::new())]
     pub pause_opponent: Option<bool>,
+
+    /// Pass this variable of arena's environment on to every bot (bots get only `PATH`,
+    /// `HOME`, `TMPDIR`, `LANG` and `ARENA_*` otherwise). Repeatable.
+    #[arg(long, value_name = "NAME")]
+    #[serde(default)]
+    pub pass_env: Vec<String>,
+
+    /// Share this directory, read-only, with every bot: links in a bot's directory may lead
+    /// into it, and `read` in `bot.toml` may name it. Repeatable.
+    #[arg(long, value_name = "DIR")]
+    #[serde(default)]
+    pub share: Vec<PathBuf>,
 }
 
 /// What is written, and where.
@@ -224,6 +246,13 @@ impl RunConfig {
                 .collect();
         }
         self.bots = absolute(self.bots)?;
+        self.sandbox.share = self
+            .sandbox
+            .share
+            .iter()
+            .map(std::path::absolute)
+            .collect::<std::io::Result<_>>()?;
+        check_games(&self)?;
         self.tournament.gauntlet = absolute(std::mem::take(&mut self.tournament.gauntlet))?;
         let t = &mut self.tournament;
         t.games.get_or_insert(game.default_games());
@@ -303,6 +332,42 @@ impl RunConfig {
     pub fn out(&self) -> &Path {
         self.output.out.as_deref().unwrap_or(Path::new("results"))
     }
+}
+
+/// The most games one run may schedule.
+pub const MAX_GAMES: u128 = 10_000_000;
+
+/// Refuses a schedule too large to build (`--rounds 4294967295`).
+fn check_games(config: &RunConfig) -> Result<()> {
+    let refs = config.tournament.gauntlet.len() as u128;
+    let n = config.bots.len() as u128;
+    let pairs = if refs == 0 {
+        n * n.saturating_sub(1) / 2
+    } else {
+        refs * n + refs * refs.saturating_sub(1) / 2
+    };
+    let games =
+        pairs * u128::from(config.tournament.rounds) * u128::from(config.games_per_pairing());
+    if games > MAX_GAMES {
+        bail!(
+            "`--rounds {}` and `--games {}` make {games} games, more than the {MAX_GAMES} a run may play",
+            config.tournament.rounds,
+            config.games_per_pairing()
+        );
+    }
+    Ok(())
+}
+
+/// The longest time limit any option takes.
+const MAX_TIME: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// A time limit such as `500ms` or `20s`, at most a day.
+fn parse_time(text: &str) -> std::result::Result<Duration, String> {
+    let time = humantime::parse_duration(text).map_err(|e| format!("`{text}`: {e}"))?;
+    if time > MAX_TIME {
+        return Err(format!("`{text}` is longer than a day"));
+    }
+    Ok(time)
 }
 
 fn absolute(bots: Vec<BotSource>) -> Result<Vec<BotSource>> {
@@ -400,7 +465,7 @@ mod duration {
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        humantime::parse_duration(&String::deserialize(d)?).map_err(serde::de::Error::custom)
+        super::parse_time(&String::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
 
@@ -419,7 +484,7 @@ mod duration_option {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
         Option::<String>::deserialize(d)?
-            .map(|t| humantime::parse_duration(&t).map_err(serde::de::Error::custom))
+            .map(|t| super::parse_time(&t).map_err(serde::de::Error::custom))
             .transpose()
     }
 }
@@ -441,127 +506,5 @@ fn parse_cpus(text: &str) -> Result<f64, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser;
-
-    #[derive(Debug, Parser)]
-    struct Wrapper {
-        #[command(flatten)]
-        config: RunConfig,
-    }
-
-    fn parse(args: &[&str]) -> RunConfig {
-        Wrapper::try_parse_from(std::iter::once("arena").chain(args.iter().copied()))
-            .unwrap()
-            .config
-    }
-
-    #[test]
-    fn every_option_survives_a_round_trip_through_json() {
-        let config = parse(&[
-            "othello",
-            "a",
-            "gtp:/usr/games/gtp-rhino --level 3",
-            "--rounds",
-            "3",
-            "--games",
-            "4",
-            "--gauntlet",
-            "ref",
-            "--pass",
-            "min-score:60",
-            "--shard",
-            "2/5",
-            "--opening-plies",
-            "6",
-            "--seed",
-            "7",
-            "--jobs",
-            "3",
-            "--move-time",
-            "1s 500ms",
-            "--startup-time",
-            "2s",
-            "--build-time",
-            "1min",
-            "--memory",
-            "1GiB",
-            "--max-procs",
-            "9",
-            "--max-output",
-            "1MiB",
-            "--log-limit",
-            "4KiB",
-            "--no-sandbox",
-            "--allow-network",
-            "--pause-opponent",
-            "false",
-            "--out",
-            "o",
-            "--no-replays",
-            "--keep-work",
-            "--anchor",
-            "x",
-            "--morra-rounds",
-            "20",
-            "--digits",
-            "4",
-        ]);
-        let json = serde_json::to_string_pretty(&config).unwrap();
-        let back: RunConfig = serde_json::from_str(&json).unwrap();
-        assert_eq!(serde_json::to_string_pretty(&back).unwrap(), json);
-        assert_eq!(back.move_limits().move_time, Duration::from_millis(1500));
-        assert_eq!(back.tournament.shard, Some(Shard { index: 2, count: 5 }));
-        assert_eq!(back.tournament.pass, Rule::MinScore(60));
-        assert_eq!(back.limits.log_limit, 4096);
-        assert_eq!(back.rules.digits, 4);
-        assert!(!back.pause_opponent());
-        assert!(json.contains("\"move_time\": \"1s 500ms\""), "{json}");
-        assert!(
-            json.contains("\"gtp:/usr/games/gtp-rhino --level 3\""),
-            "{json}"
-        );
-    }
-
-    #[test]
-    fn defaults_depend_on_the_game_and_are_resolved_once() {
-        let config = parse(&["numeron", "x", "--out", "o"]).resolve().unwrap();
-        assert_eq!(config.games_per_pairing(), 10);
-        assert_eq!(config.tournament.games, Some(10));
-        assert_eq!(config.move_limits().move_time, Duration::from_secs(5));
-        assert!(config.pause_opponent());
-        assert!(config.tournament.seed.is_some());
-        assert!(config.bots[0].path().unwrap().is_absolute());
-        let err = parse(&["morra", "x", "--opening-plies", "2"])
-            .resolve()
-            .unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("`--opening-plies` applies to othello"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn cpus_are_a_share_and_older_files_get_one() {
-        let config = parse(&["morra", "x", "--cpus", "0.5"]);
-        assert_eq!(config.sandbox_limits().milli_cpus, 500);
-        assert_eq!(parse(&["morra", "x"]).sandbox_limits().milli_cpus, 1000);
-        for bad in ["0", "-1", "NaN", "2000", "one"] {
-            let args = ["arena", "morra", "x", "--cpus", bad];
-            assert!(Wrapper::try_parse_from(args).is_err(), "{bad}");
-        }
-        let mut json = serde_json::to_value(&config).unwrap();
-        json["limits"].as_object_mut().unwrap().remove("cpus");
-        let back: RunConfig = serde_json::from_value(json).unwrap();
-        assert_eq!(back.limits.cpus, 1.0);
-    }
-
-    #[test]
-    fn timestamps_are_compact() {
-        let t = timestamp();
-        assert_eq!(t.len(), 15, "{t}");
-        assert_eq!(&t[8..9], "-");
-    }
-}
+#[path = "config_tests.rs"]
+mod tests;

@@ -112,6 +112,9 @@ fn hostile_bots_lose_see_nothing_and_leave_nothing_behind() {
         ])
         .args(["--jobs", "2", "--keep-work", "--quiet", "--out"])
         .arg(&out)
+        // Bots get none of arena's environment but what `--pass-env` names.
+        .args(["--pass-env", "SNOOP_FILE", "--pass-env", "RESULTS_DIR"])
+        .args(["--pass-env", "ARENA_TEST_PORT"])
         .env("SNOOP_FILE", fixtures("morra").join("constant"))
         .env("RESULTS_DIR", &out)
         .env("ARENA_TEST_PORT", port.to_string());

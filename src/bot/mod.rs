@@ -10,9 +10,16 @@ use serde::{Deserialize, Serialize};
 use crate::game::GameKind;
 use crate::sandbox;
 
+mod checks;
+mod checksums;
+pub mod copy;
 pub mod log;
+pub mod preflight;
 pub mod prepare;
 pub mod workspace;
+
+use checks::{check_env, check_overrides};
+pub use checksums::checksums;
 
 /// The name of a bot directory's manifest.
 pub const MANIFEST: &str = "bot.toml";
@@ -170,6 +177,8 @@ struct Manifest {
     options: toml::Table,
     #[serde(default)]
     init: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
 }
 
 /// A size in `bot.toml`: a number of bytes or a string such as `"1GiB"`.
@@ -204,14 +213,45 @@ pub struct Overrides {
 }
 
 impl Overrides {
-    /// The limits for this bot: `base` with the bot's own values.
+    /// The limits for this bot: `base`, the operator's ceilings, lowered where the bot asks
+    /// for less; a bot never gets more than `base`.
     pub fn apply(&self, base: sandbox::Limits) -> sandbox::Limits {
         sandbox::Limits {
-            memory: self.memory.unwrap_or(base.memory),
-            max_procs: self.max_procs.unwrap_or(base.max_procs),
-            max_output: self.max_output.unwrap_or(base.max_output),
+            memory: self.memory.map_or(base.memory, |m| m.min(base.memory)),
+            max_procs: self
+                .max_procs
+                .map_or(base.max_procs, |p| p.min(base.max_procs)),
+            max_output: self
+                .max_output
+                .map_or(base.max_output, |o| o.min(base.max_output)),
             ..base
         }
+    }
+
+    /// A warning for each value above the operator's ceiling in `base` (the ceiling applies).
+    pub fn excess(&self, base: sandbox::Limits) -> Vec<String> {
+        let size = sandbox::size;
+        let mut warnings = Vec::new();
+        let mut over = |key: &str, asked: String, ceiling: String, flag: &str| {
+            warnings.push(format!(
+                "`{key} = {asked}` in `{MANIFEST}` is above the operator's `--{flag}` ({ceiling}), which applies"
+            ));
+        };
+        if let Some(m) = self.memory.filter(|&m| m > base.memory) {
+            over("memory", size(m), size(base.memory), "memory");
+        }
+        if let Some(p) = self.max_procs.filter(|&p| p > base.max_procs) {
+            over(
+                "max_procs",
+                p.to_string(),
+                base.max_procs.to_string(),
+                "max-procs",
+            );
+        }
+        if let Some(o) = self.max_output.filter(|&o| o > base.max_output) {
+            over("max_output", size(o), size(base.max_output), "max-output");
+        }
+        warnings
     }
 }
 
@@ -240,6 +280,9 @@ pub struct BotSpec {
     /// Given inline as `PROTOCOL:COMMAND`: no directory, no files.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub inline: bool,
+    /// Constant environment variables from `bot.toml` (`env = { KEY = "value" }`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<(String, String)>,
 }
 
 impl BotSpec {
@@ -278,6 +321,7 @@ impl BotSpec {
                 options: Vec::new(),
                 init: Vec::new(),
                 inline: false,
+                env: Vec::new(),
             })
         } else {
             bail!(
@@ -310,6 +354,7 @@ impl BotSpec {
             options: Vec::new(),
             init: Vec::new(),
             inline: true,
+            env: Vec::new(),
         })
     }
 
@@ -355,6 +400,12 @@ impl BotSpec {
                 path.display()
             );
         }
+        if name.chars().count() > MAX_NAME {
+            bail!(
+                "`{}`: `name` is longer than {MAX_NAME} characters",
+                path.display()
+            );
+        }
         let size = |value: &Option<Size>, key: &str| {
             value
                 .as_ref()
@@ -368,6 +419,9 @@ impl BotSpec {
             max_output: size(&manifest.max_output, "max_output")?,
             read: manifest.read,
         };
+        check_overrides(&overrides).map_err(|e| anyhow::anyhow!("`{}`: {e}", path.display()))?;
+        let env =
+            check_env(manifest.env).map_err(|e| anyhow::anyhow!("`{}`: {e}", path.display()))?;
         let protocol = manifest.protocol.unwrap_or(Protocol::default_for(game));
         check_protocol(protocol, game).map_err(|e| anyhow::anyhow!("`{}`: {e}", path.display()))?;
         let options = manifest
@@ -392,9 +446,13 @@ impl BotSpec {
             options,
             init: manifest.init,
             inline: false,
+            env,
         })
     }
 }
+
+/// The longest bot name, in characters.
+pub const MAX_NAME: usize = 100;
 
 /// Refuses an engine protocol for another game than its own.
 fn check_protocol(protocol: Protocol, game: GameKind) -> std::result::Result<(), String> {
@@ -418,48 +476,6 @@ fn split_command(line: &str) -> Result<Vec<String>> {
 fn is_executable(meta: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::PermissionsExt;
     meta.is_file() && meta.permissions().mode() & 0o111 != 0
-}
-
-/// SHA-256 of every file of a bot (its directory, following symbolic links as the private
-/// copy does, or its single file), keyed by path within the bot.
-pub fn checksums(source: &Path) -> Result<BTreeMap<String, String>> {
-    use sha2::{Digest, Sha256};
-    let mut sums = BTreeMap::new();
-    if !source.exists() {
-        // An inline bot has no files of its own.
-        return Ok(sums);
-    }
-    let mut stack = vec![(source.to_path_buf(), String::new())];
-    if !source.is_dir() {
-        let name = source.file_name().unwrap_or_default().to_string_lossy();
-        stack = Vec::new();
-        let bytes =
-            std::fs::read(source).with_context(|| format!("cannot read `{}`", source.display()))?;
-        sums.insert(name.into_owned(), format!("{:x}", Sha256::digest(&bytes)));
-    }
-    while let Some((dir, prefix)) = stack.pop() {
-        // Deep trees mean a symbolic link loop, which the copy refuses too.
-        anyhow::ensure!(
-            prefix.matches('/').count() < 16,
-            "`{}` is nested too deeply",
-            dir.display()
-        );
-        for entry in
-            std::fs::read_dir(&dir).with_context(|| format!("cannot list `{}`", dir.display()))?
-        {
-            let entry = entry.with_context(|| format!("cannot list `{}`", dir.display()))?;
-            let path = entry.path();
-            let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
-            if path.is_dir() {
-                stack.push((path, format!("{name}/")));
-            } else {
-                let bytes = std::fs::read(&path)
-                    .with_context(|| format!("cannot read `{}`", path.display()))?;
-                sums.insert(name, format!("{:x}", Sha256::digest(&bytes)));
-            }
-        }
-    }
-    Ok(sums)
 }
 
 /// The bots in `dir` (`bots/<game>/` by default): its subdirectories and executable files,

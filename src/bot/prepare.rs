@@ -1,12 +1,15 @@
 //! Getting a bot ready to play: its private working copy, its build, its resolved command.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use super::copy::{copy_submission, copy_submitted_file, mirror, CopyRules};
 use super::log::BotLog;
+use super::preflight::{self, Runner, EXEC, READ};
 use super::BotSpec;
 use crate::sandbox::spawn::kill_group;
 use crate::sandbox::{Jail, Sandbox};
@@ -26,6 +29,46 @@ pub struct PreparedBot {
     pub read: Vec<PathBuf>,
     /// The bot's confinement: uid, Landlock rules, cgroups, limits.
     pub jail: Jail,
+    /// The environment of the bot's processes but for `HOME`, `TMPDIR` and `ARENA_*`, which
+    /// each game adds: `PATH`, `LANG`, what the operator passes, what `bot.toml` sets.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+/// What the operator lets reach bots: the directories links may lead into, the size of a
+/// copy, the variables of arena's environment passed on.
+#[derive(Debug, Clone, Default)]
+pub struct Trust {
+    /// How bot directories are copied (`--share`, `--max-bot-size`).
+    pub copy: CopyRules,
+    /// `--pass-env`: variables of arena's environment, with their values.
+    pub pass_env: Vec<(OsString, OsString)>,
+}
+
+impl Trust {
+    /// The trust of a run: `shares` resolved (a missing one is an error), the values of the
+    /// variables named by `pass_env` (one arena does not have is left out).
+    pub fn new(shares: &[PathBuf], max_bot_size: u64, pass_env: &[String]) -> Result<Trust> {
+        let shares = shares
+            .iter()
+            .map(|s| {
+                s.canonicalize()
+                    .ok()
+                    .filter(|d| d.is_dir())
+                    .with_context(|| format!("`--share {}`: no such directory", s.display()))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let pass_env = pass_env
+            .iter()
+            .filter_map(|k| std::env::var_os(k).map(|v| (OsString::from(k), v)))
+            .collect();
+        Ok(Trust {
+            copy: CopyRules {
+                shares,
+                max_size: max_bot_size,
+            },
+            pass_env,
+        })
+    }
 }
 
 /// Settings for preparing bots.
@@ -46,6 +89,8 @@ pub struct PrepareOptions {
     /// Keep a pristine copy of each prepared bot, from which more instances are made (when a
     /// bot may play several games at once).
     pub templates: bool,
+    /// What the operator lets reach bots.
+    pub trust: Trust,
 }
 
 /// Prepares one bot. `Ok(Err(reason))` means the bot cannot play (its build failed, its
@@ -61,18 +106,17 @@ pub async fn prepare(
     let log = BotLog::create(&log_path, opts.log_cap, opts.append_logs)?;
     std::fs::create_dir_all(&workdir)
         .with_context(|| format!("cannot create `{}`", workdir.display()))?;
+    let rules = opts.trust.copy.for_bot(&spec.source);
     let copied = if spec.inline {
         Ok(())
     } else if spec.source.is_dir() {
-        copy_tree_at(&spec.source, &workdir, 0)
+        copy_submission(&spec.source, &workdir, &rules)
     } else {
-        let name = spec.source.file_name().unwrap_or_default();
-        std::fs::copy(&spec.source, workdir.join(name))
-            .map(drop)
-            .with_context(|| format!("cannot copy `{}`", spec.source.display()))
+        copy_submitted_file(&spec.source, &workdir, &rules)
     };
-    if let Err(e) = copied {
-        return Ok(Err((spec, format!("{e:#}"), log)));
+    if let Err(reason) = copied {
+        log.note(&format!("left out: {reason}"));
+        return Ok(Err((spec, reason, log)));
     }
     // The working copy must be absolute: processes run with it as their directory.
     let workdir = workdir
@@ -81,12 +125,15 @@ pub async fn prepare(
 
     // Interpreters installed outside the system directories (a pyenv, a virtualenv) must be
     // readable from inside the sandbox: allow the prefix they live in.
-    let mut read = spec.overrides.read.clone();
+    let mut read = allowed_reads(&spec, &opts.trust.copy.shares, &log);
+    read.extend(opts.trust.copy.shares.iter().cloned());
+    let mut found = Vec::new();
     for program in std::iter::once(&spec.command[0]).chain(spec.build.iter().map(|b| &b[0])) {
         if program.starts_with("./") || (program.contains('/') && !program.starts_with('/')) {
             continue;
         }
         if let Ok(path) = resolve_program(program, &workdir) {
+            found.push(path.clone());
             let path = path.canonicalize().unwrap_or(path);
             if !crate::sandbox::is_system_path(&path) {
                 if let Some(prefix) = path.parent().and_then(Path::parent) {
@@ -96,6 +143,12 @@ pub async fn prepare(
         }
     }
     let limits = spec.overrides.apply(opts.sandbox.limits);
+    for warning in spec.overrides.excess(opts.sandbox.limits) {
+        let warning = format!("bot `{}`: {warning}", spec.name);
+        eprintln!("warning: {warning}");
+        log.note(&format!("warning: {warning}"));
+    }
+    let env = environment(&spec, &found, &opts.trust);
     let jail = opts
         .sandbox
         .jail(index, file_name, &workdir, limits, &read)
@@ -107,12 +160,17 @@ pub async fn prepare(
             return Ok(Err((spec, format!("build failed: {reason}"), log)));
         }
     }
+    let runner = Runner::of(&workdir);
+    let path_var = preflight::bot_path(&found);
     let program = match resolve_program(&spec.command[0], &workdir).and_then(|p| {
-        check_interpreter(&p, &spec.command[0])?;
+        check_interpreter(&p, &spec.command[0], runner, &path_var)?;
         Ok(p)
     }) {
         Ok(p) => p,
-        Err(reason) => return Ok(Err((spec, reason, log))),
+        Err(reason) => {
+            log.note(&format!("left out: {reason}"));
+            return Ok(Err((spec, reason, log)));
+        }
     };
     let args = spec.command[1..].to_vec();
     // More instances are copied from the built directory as it was before any game ran in it.
@@ -132,7 +190,48 @@ pub async fn prepare(
         log,
         read,
         jail,
+        env,
     }))
+}
+
+/// The directories of `bot.toml`'s `read` that lie under a share; the others are dropped
+/// with a warning, for a bot may not open more of the file system than the operator shares.
+fn allowed_reads(spec: &BotSpec, shares: &[PathBuf], log: &BotLog) -> Vec<PathBuf> {
+    let mut read = Vec::new();
+    for dir in &spec.overrides.read {
+        let resolved = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        if shares.iter().any(|s| resolved.starts_with(s)) {
+            read.push(resolved);
+        } else {
+            let warning = format!(
+                "bot `{}`: `read = [\"{}\"]` in `{}` is ignored: a bot may read only directories shared with `--share`",
+                spec.name,
+                dir.display(),
+                super::MANIFEST
+            );
+            eprintln!("warning: {warning}");
+            log.note(&format!("warning: {warning}"));
+        }
+    }
+    read
+}
+
+/// The environment every process of the bot gets but for `HOME`, `TMPDIR` and `ARENA_*`.
+fn environment(spec: &BotSpec, found: &[PathBuf], trust: &Trust) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = vec![
+        ("PATH".into(), preflight::bot_path(found).into()),
+        ("LANG".into(), "C.UTF-8".into()),
+    ];
+    let pairs = trust.pass_env.iter().cloned().chain(
+        spec.env
+            .iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
+    for (key, value) in pairs {
+        env.retain(|(k, _)| *k != key);
+        env.push((key, value));
+    }
+    env
 }
 
 /// Another instance of a prepared bot, `n` (from 2), for a game it plays while its other
@@ -172,37 +271,15 @@ pub fn instance(
         log: bot.log.clone(),
         read: bot.read.clone(),
         jail,
+        env: bot.env.clone(),
     })
 }
 
-/// Copies a directory tree, following symbolic links.
+/// Copies a tree arena made (a prepared bot's copy, the work directory for `--keep-work`):
+/// symbolic links are copied as links, never followed; FIFOs, sockets and devices a bot made
+/// are left out; sparse files stay sparse.
 pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("cannot create `{}`", to.display()))?;
-    copy_tree_at(from, to, 0)
-}
-
-/// Copies a bot directory, following symbolic links (so a bot may link a shared adapter).
-fn copy_tree_at(from: &Path, to: &Path, depth: u32) -> Result<()> {
-    // Bot directories are shallow; a deep tree means a symbolic link loop.
-    anyhow::ensure!(depth < 16, "`{}` is nested too deeply", from.display());
-    for entry in
-        std::fs::read_dir(from).with_context(|| format!("cannot list `{}`", from.display()))?
-    {
-        let entry = entry.with_context(|| format!("cannot list `{}`", from.display()))?;
-        let source = entry.path();
-        let target = to.join(entry.file_name());
-        let meta = std::fs::metadata(&source)
-            .with_context(|| format!("cannot read `{}`", source.display()))?;
-        if meta.is_dir() {
-            std::fs::create_dir_all(&target)
-                .with_context(|| format!("cannot create `{}`", target.display()))?;
-            copy_tree_at(&source, &target, depth + 1)?;
-        } else {
-            std::fs::copy(&source, &target)
-                .with_context(|| format!("cannot copy `{}`", source.display()))?;
-        }
-    }
-    Ok(())
+    mirror(from, to).map_err(anyhow::Error::msg)
 }
 
 async fn run_build(
@@ -290,16 +367,26 @@ pub fn resolve_program(program: &str, workdir: &Path) -> std::result::Result<Pat
         .ok_or_else(|| format!("`{program}` is not found on PATH"))
 }
 
-/// Checks that a program can be started by `execve`: a native program, or a script whose
-/// first line names an interpreter that exists. A script without a `#!` line would fail in
-/// every game, so it is refused before the first one, with the fix.
-pub fn check_interpreter(program: &Path, named: &str) -> std::result::Result<(), String> {
-    use std::io::Read;
-    let mut head = [0u8; 256];
-    let n = std::fs::File::open(program)
-        .and_then(|mut f| f.read(&mut head))
-        .map_err(|e| format!("cannot read `{named}`: {e}"))?;
-    let head = &head[..n];
+/// Checks that a program can be started by `execve` as the bot will start it: a native
+/// program, or a script whose first line names an interpreter that exists, each readable and
+/// executable by the bot's own user (`runner`, when it has one), a `#!/usr/bin/env X` line's
+/// `X` found on the bot's `PATH` (`path`). A script without a `#!` line would fail in every
+/// game, so it is refused before the first one, with the fix.
+pub fn check_interpreter(
+    program: &Path,
+    named: &str,
+    runner: Option<Runner>,
+    path: &str,
+) -> std::result::Result<(), String> {
+    let head = read_head(program).map_err(|e| format!("cannot read `{named}`: {e}"))?;
+    let reachable = |file: &Path, named: &str| match runner {
+        Some(runner) => match runner.denied(file, wanted(file)) {
+            Some(why) => Err(preflight::unreachable(named, file, &why)),
+            None => Ok(()),
+        },
+        None => Ok(()),
+    };
+    reachable(program, named)?;
     if head.starts_with(b"\x7fELF") {
         return Ok(());
     }
@@ -318,18 +405,43 @@ pub fn check_interpreter(program: &Path, named: &str) -> std::result::Result<(),
             ))
         }
     }
-    // `#!/usr/bin/env python3`: the command env runs must be found too.
+    reachable(Path::new(interpreter), interpreter)?;
+    // `#!/usr/bin/env python3`: the command env runs must be found too, on the bot's `PATH`.
     if interpreter.ends_with("/env") {
         if let Some(command) = line
             .split_whitespace()
             .nth(1)
             .filter(|c| !c.starts_with('-'))
         {
-            resolve_program(command, Path::new("/"))
-                .map_err(|e| format!("`{named}` runs `{command}` through `env`, but {e}"))?;
+            let found = preflight::lookup(command, path).ok_or_else(|| {
+                format!("`{named}` runs `{command}` through `env`, but `{command}` is not found on the bots' `PATH` ({path}): name its interpreter in `command`")
+            })?;
+            reachable(&found, command)?;
         }
     }
     Ok(())
+}
+
+/// The first bytes of a file, enough for a `#!` line; a FIFO is never waited on.
+fn read_head(program: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut head = vec![0u8; 256];
+    let n = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(program)
+        .and_then(|mut f| f.read(&mut head))?;
+    head.truncate(n);
+    Ok(head)
+}
+
+/// What running a file takes: execute permission, and read permission too for a script.
+fn wanted(file: &Path) -> u32 {
+    match read_head(file) {
+        Ok(head) if head.starts_with(b"\x7fELF") => EXEC,
+        _ => READ | EXEC,
+    }
 }
 
 #[cfg(test)]
@@ -349,6 +461,10 @@ mod tests {
         assert!(err.contains("does not exist"), "{err}");
     }
 
+    fn check(program: &Path, named: &str) -> std::result::Result<(), String> {
+        check_interpreter(program, named, None, preflight::SYSTEM_PATH)
+    }
+
     #[test]
     fn scripts_need_a_reachable_interpreter() {
         let dir = tempfile::tempdir().unwrap();
@@ -357,22 +473,22 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             path
         };
-        assert_eq!(check_interpreter(Path::new("/bin/sh"), "sh"), Ok(()));
+        assert_eq!(check(Path::new("/bin/sh"), "sh"), Ok(()));
         let ok = file("ok.sh", "#!/bin/sh\necho 1 1\n");
-        assert_eq!(check_interpreter(&ok, "ok.sh"), Ok(()));
+        assert_eq!(check(&ok, "ok.sh"), Ok(()));
         let env = file("env.pl", "#!/usr/bin/env perl\nprint 1\n");
-        assert_eq!(check_interpreter(&env, "env.pl"), Ok(()));
+        assert_eq!(check(&env, "env.pl"), Ok(()));
         let bare = file("bare.py", "print(1)\n");
-        let err = check_interpreter(&bare, "bare.py").unwrap_err();
+        let err = check(&bare, "bare.py").unwrap_err();
         assert!(
             err.contains("`bare.py` is neither a native program nor a script with a `#!` line"),
             "{err}"
         );
         let gone = file("gone.py", "#!/usr/bin/no-such-python\n");
-        let err = check_interpreter(&gone, "gone.py").unwrap_err();
+        let err = check(&gone, "gone.py").unwrap_err();
         assert!(err.contains("`/usr/bin/no-such-python`"), "{err}");
         let env_gone = file("envgone.py", "#!/usr/bin/env no-such-python-xyz\n");
-        let err = check_interpreter(&env_gone, "envgone.py").unwrap_err();
+        let err = check(&env_gone, "envgone.py").unwrap_err();
         assert!(
             err.contains("runs `no-such-python-xyz` through `env`"),
             "{err}"

@@ -34,12 +34,40 @@ fn a_manifest_gives_name_command_and_protocol() {
     );
     let spec = BotSpec::load(&BotSource::Path(dir.clone()), GameKind::Othello).unwrap();
     assert_eq!(spec.protocol, Protocol::Lines);
-    let limits = spec.overrides.apply(sandbox::Limits::default());
+    // The operator's limits are ceilings: a bot may ask for less, never for more.
+    let base = sandbox::Limits::default();
+    let limits = spec.overrides.apply(base);
     assert_eq!(
         (limits.memory, limits.max_procs, limits.max_output),
-        (1 << 30, 200, 4096)
+        (base.memory, base.max_procs, 4096)
+    );
+    let warnings = spec.overrides.excess(base);
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0]
+            .starts_with("`memory = 1 GiB` in `bot.toml` is above the operator's `--memory`"),
+        "{warnings:?}"
     );
     assert_eq!(spec.overrides.read, [PathBuf::from("/opt/jdk")]);
+
+    for (bad, field) in [
+        ("memory = 0", "`memory`"),
+        ("max_procs = 0", "`max_procs`"),
+        ("env = { ARENA_SEED = \"1\" }", "`ARENA_SEED`"),
+        ("env = { \"A=B\" = \"1\" }", "`A=B`"),
+    ] {
+        write(&dir, MANIFEST, &format!("command = \"./run\"\n{bad}\n"));
+        let err = BotSpec::load(&BotSource::Path(dir.clone()), GameKind::Morra).unwrap_err();
+        let err = format!("{err:#}");
+        assert!(err.contains("bot.toml`") && err.contains(field), "{err}");
+    }
+    write(
+        &dir,
+        MANIFEST,
+        "command = \"./run\"\nenv = { DEPTH = \"3\" }\n",
+    );
+    let spec = BotSpec::load(&BotSource::Path(dir.clone()), GameKind::Morra).unwrap();
+    assert_eq!(spec.env, [("DEPTH".to_string(), "3".to_string())]);
 }
 
 #[test]
@@ -95,14 +123,14 @@ fn checksums_cover_every_file_and_see_changes() {
     std::fs::create_dir_all(dir.join("lib")).unwrap();
     write(&dir, MANIFEST, "command = \"x\"");
     write(&dir.join("lib"), "util.pl", "1;");
-    let before = checksums(&dir).unwrap();
+    let before = checksums(&dir, &[]).unwrap();
     assert_eq!(
         before.keys().collect::<Vec<_>>(),
         ["bot.toml", "lib/util.pl"]
     );
     assert_eq!(before["bot.toml"].len(), 64);
     write(&dir.join("lib"), "util.pl", "2;");
-    let after = checksums(&dir).unwrap();
+    let after = checksums(&dir, &[]).unwrap();
     assert_eq!(before["bot.toml"], after["bot.toml"]);
     assert_ne!(before["lib/util.pl"], after["lib/util.pl"]);
 }

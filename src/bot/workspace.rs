@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use tokio::task::JoinSet;
 
-use super::prepare::{instance, prepare, PrepareOptions, PreparedBot};
+use super::prepare::{instance, prepare, PrepareOptions, PreparedBot, Trust};
 use super::BotSpec;
 use crate::sandbox::Sandbox;
 
@@ -53,6 +53,7 @@ impl Workspace {
                 log_cap,
                 append_logs,
                 templates: false,
+                trust: Trust::default(),
             },
             keep: None,
             closed: false,
@@ -67,6 +68,11 @@ impl Workspace {
     /// Prepares bots so that more instances of each can be made from its copy as built.
     pub fn with_instances(&mut self) {
         self.prep.templates = true;
+    }
+
+    /// What the operator lets reach the bots (`--share`, `--max-bot-size`, `--pass-env`).
+    pub fn trust(&mut self, trust: Trust) {
+        self.prep.trust = trust;
     }
 
     /// Keeps the private copies in `dir` when the workspace is closed.
@@ -222,7 +228,37 @@ fn nanos() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
-/// File-system-safe, unique names for the bots' work directories and logs.
+/// The longest name of a bot's files, before a `-N` that makes it unique.
+const MAX_FILE_NAME: usize = 64;
+
+/// Whether `name` is, or looks like, a cgroup control file (`tasks`, `cgroup.procs`).
+fn is_cgroup_file(name: &str) -> bool {
+    const CONTROLLERS: [&str; 17] = [
+        "cgroup",
+        "memory",
+        "pids",
+        "cpu",
+        "cpuacct",
+        "cpuset",
+        "io",
+        "blkio",
+        "devices",
+        "freezer",
+        "hugetlb",
+        "misc",
+        "net_cls",
+        "net_prio",
+        "perf_event",
+        "rdma",
+        "irq",
+    ];
+    let lower = name.to_ascii_lowercase();
+    let prefix = lower.split('.').next().unwrap_or_default();
+    ["tasks", "notify_on_release", "release_agent"].contains(&lower.as_str())
+        || (lower.contains('.') && CONTROLLERS.contains(&prefix))
+}
+
+/// File-system-safe, unique names for the bots' work directories, logs and cgroups.
 fn file_names(specs: &[BotSpec]) -> Vec<String> {
     let mut used = HashSet::new();
     specs
@@ -241,7 +277,13 @@ fn file_names(specs: &[BotSpec]) -> Vec<String> {
                 .collect();
             let base = match base.trim_start_matches('.') {
                 "" => "bot".to_string(),
-                b => b.to_string(),
+                b => b.chars().take(MAX_FILE_NAME).collect(),
+            };
+            // These names also name cgroup directories: none may be a control file's.
+            let base = if is_cgroup_file(&base) {
+                format!("bot-{base}")
+            } else {
+                base
             };
             let mut name = base.clone();
             let mut n = 1;

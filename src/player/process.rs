@@ -54,6 +54,15 @@ pub fn describe_exit(status: ExitStatus) -> String {
     }
 }
 
+/// The instant `time` from now; a time too long to add (a tampered `tournament.json`) is a
+/// year, which no game lasts.
+fn after(time: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(time)
+        .or_else(|| now.checked_add(Duration::from_secs(365 * 24 * 3600)))
+        .unwrap_or(now)
+}
+
 /// A C string from bytes; an interior NUL (which no real path, argument or variable can hold
 /// on Unix) is dropped.
 fn c_string(bytes: &[u8]) -> CString {
@@ -134,24 +143,31 @@ struct Session {
 impl ProcessPlayer {
     /// A player for one game.
     pub fn new(bot: Arc<PreparedBot>, settings: PlayerSettings) -> Self {
-        let arena = [
-            ("ARENA_GAME", settings.game.to_string()),
-            ("ARENA_SEED", settings.seed.to_string()),
+        // Only what the bot was given: `PATH`, `LANG`, what the operator passes and `bot.toml`
+        // sets (`PreparedBot::env`), then its own space and the game's variables.
+        let workdir = bot.workdir.as_os_str().as_encoded_bytes();
+        let game = [
+            ("HOME", workdir.to_vec()),
+            ("TMPDIR", workdir.to_vec()),
+            ("ARENA_GAME", settings.game.as_bytes().to_vec()),
+            ("ARENA_SEED", settings.seed.to_string().into_bytes()),
             (
                 "ARENA_MOVE_TIME_MS",
-                settings.limits.move_time.as_millis().to_string(),
+                settings
+                    .limits
+                    .move_time
+                    .as_millis()
+                    .to_string()
+                    .into_bytes(),
             ),
-            ("TMPDIR", bot.workdir.display().to_string()),
         ];
-        let mut env: Vec<CString> = std::env::vars_os()
-            .filter(|(k, _)| !arena.iter().any(|(name, _)| k == name))
+        let mut env: Vec<CString> = bot
+            .env
+            .iter()
+            .filter(|(k, _)| !game.iter().any(|(name, _)| k == name))
             .filter_map(|(k, v)| c_pair(k.as_encoded_bytes(), v.as_encoded_bytes()))
             .collect();
-        env.extend(
-            arena
-                .iter()
-                .filter_map(|(k, v)| c_pair(k.as_bytes(), v.as_bytes())),
-        );
+        env.extend(game.iter().filter_map(|(k, v)| c_pair(k.as_bytes(), v)));
         let program = c_string(bot.program.as_os_str().as_encoded_bytes());
         let mut argv = vec![program.clone()];
         argv.extend(bot.args.iter().map(|a| c_string(a.as_bytes())));
@@ -176,7 +192,11 @@ impl ProcessPlayer {
                     options: bot.spec.options.clone(),
                     init: bot.spec.init.clone(),
                     move_ms: limits.move_time.as_millis() as u64,
-                    match_ms: (limits.move_time * settings.max_moves).as_millis() as u64,
+                    match_ms: limits
+                        .move_time
+                        .saturating_mul(settings.max_moves)
+                        .as_millis()
+                        .min(u128::from(u64::MAX)) as u64,
                     memory: bot.jail.limits.memory,
                 },
             )
@@ -277,8 +297,8 @@ impl ProcessPlayer {
 
     /// One process for one move: `argv` or `stdin`.
     async fn ask_once(&mut self, fields: &[String]) -> Result<String, Failure> {
-        let deadline = Instant::now() + self.settings.limits.move_time;
-        let cpu = self.settings.limits.move_time.as_secs() + 1;
+        let deadline = after(self.settings.limits.move_time);
+        let cpu = self.settings.limits.move_time.as_secs().saturating_add(1);
         let (args, input): (&[String], _) = match self.bot.spec.protocol {
             Protocol::Argv => (fields, None),
             _ => (&[], Some(encode_line(fields))),
@@ -329,12 +349,21 @@ impl ProcessPlayer {
     /// Starts the game's process if it is not running; returns the deadline of this move
     /// (the first gets `--startup-time` on top).
     fn start_session(&mut self) -> Result<Instant, Failure> {
-        let mut deadline = Instant::now() + self.settings.limits.move_time;
+        let mut deadline = after(self.settings.limits.move_time);
         if self.session.is_none() {
-            deadline += self.settings.limits.startup_time;
+            deadline = after(
+                self.settings
+                    .limits
+                    .move_time
+                    .saturating_add(self.settings.limits.startup_time),
+            );
             let limits = self.settings.limits;
-            let game = limits.move_time * self.settings.max_moves;
-            let cpu = (limits.startup_time + limits.engine_startup + game).as_secs() + 1;
+            let cpu = limits
+                .startup_time
+                .saturating_add(limits.engine_startup)
+                .saturating_add(limits.move_time.saturating_mul(self.settings.max_moves))
+                .as_secs()
+                .saturating_add(1);
             let mut child = self.spawn(&[], true, cpu)?;
             let pid = Some(child.id());
             let stdin = child.stdin.take();

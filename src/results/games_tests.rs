@@ -2,7 +2,6 @@
 
 use super::*;
 use std::fs::File;
-use std::path::PathBuf;
 
 fn sample() -> GameRecord {
     GameRecord {

@@ -100,11 +100,14 @@ impl LegacyFile {
                 max_output: self.max_output,
                 cpus: 1.0,
                 log_limit: self.log_limit,
+                max_bot_size: crate::bot::copy::DEFAULT_MAX_BOT_SIZE,
             },
             sandbox: SandboxOptions {
                 no_sandbox: self.no_sandbox,
                 allow_network: self.allow_network,
                 pause_opponent: Some(self.pause_opponent),
+                pass_env: Vec::new(),
+                share: Vec::new(),
             },
             output: OutputOptions {
                 out: Some(PathBuf::from(out)),

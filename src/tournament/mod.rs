@@ -185,7 +185,7 @@ pub async fn run(config: RunConfig) -> Result<Summary> {
             command: b.spec.command.clone(),
             protocol: b.spec.protocol,
             program: b.program.clone(),
-            checksums: crate::bot::checksums(&b.spec.source)?,
+            checksums: crate::bot::checksums(&b.spec.source, &config.sandbox.share)?,
         });
     }
     let info = TournamentFile {
@@ -249,7 +249,7 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
                 spec.name
             );
         }
-        let now = crate::bot::checksums(&entry.source)?;
+        let now = crate::bot::checksums(&entry.source, &info.config.sandbox.share)?;
         if let Some(file) = changed_file(&entry.checksums, &now) {
             bail!(
                 "bot `{}` changed since the tournament started: {file}; the tournament cannot be resumed",
@@ -329,6 +329,11 @@ fn workspace(config: &RunConfig, resuming: bool) -> Result<Workspace> {
         config.limits.log_limit,
         resuming,
     )?;
+    workspace.trust(crate::bot::prepare::Trust::new(
+        &config.sandbox.share,
+        config.limits.max_bot_size,
+        &config.sandbox.pass_env,
+    )?);
     if config.output.keep_work {
         workspace.keep(out.join("work"));
     }
