@@ -258,33 +258,40 @@ fn is_cgroup_file(name: &str) -> bool {
         || (lower.contains('.') && CONTROLLERS.contains(&prefix))
 }
 
+/// A bot's name made safe for a file or cgroup name: ASCII letters, digits, `-`, `_` and `.`
+/// kept, anything else `_`, no leading dot, at most [`MAX_FILE_NAME`] characters, never a
+/// cgroup control file's name. Its log is `logs/<this>.log` (a second bot with the same safe
+/// name gets `-2`, and so on).
+pub fn safe_file_name(name: &str) -> String {
+    let base: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let base = match base.trim_start_matches('.') {
+        "" => "bot".to_string(),
+        b => b.chars().take(MAX_FILE_NAME).collect(),
+    };
+    // These names also name cgroup directories: none may be a control file's.
+    if is_cgroup_file(&base) {
+        format!("bot-{base}")
+    } else {
+        base
+    }
+}
+
 /// File-system-safe, unique names for the bots' work directories, logs and cgroups.
 fn file_names(specs: &[BotSpec]) -> Vec<String> {
     let mut used = HashSet::new();
     specs
         .iter()
         .map(|s| {
-            let base: String = s
-                .name
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            let base = match base.trim_start_matches('.') {
-                "" => "bot".to_string(),
-                b => b.chars().take(MAX_FILE_NAME).collect(),
-            };
-            // These names also name cgroup directories: none may be a control file's.
-            let base = if is_cgroup_file(&base) {
-                format!("bot-{base}")
-            } else {
-                base
-            };
+            let base = safe_file_name(&s.name);
             let mut name = base.clone();
             let mut n = 1;
             while !used.insert(name.clone()) {

@@ -123,23 +123,9 @@ pub fn markdown(g: &Grades) -> String {
     markdown_linked(g, Links::default())
 }
 
-/// The file name of a bot's log in `logs/`: its name with every character other than ASCII
-/// letters, digits, `-`, `_` and `.` replaced by `_`, as the tournament names it.
+/// The file name of a bot's log in `logs/`, as the tournament names it.
 fn log_file(bot: &str) -> String {
-    let name: String = bot
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    match name.trim_start_matches('.') {
-        "" => "bot.log".to_string(),
-        n => format!("{n}.log"),
-    }
+    format!("{}.log", crate::bot::workspace::safe_file_name(bot))
 }
 
 /// The `faults` cell of a candidate in `grades.md`: each forfeited game with its id (a link
