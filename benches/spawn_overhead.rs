@@ -7,6 +7,10 @@
 //! ((c - b) / starts, target under 1 ms) and c/a (target at most 1.5). `ROUNDS` and `SAMPLES`
 //! in the environment change the size.
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{compile, env_number, median};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -23,25 +27,9 @@ int main(int argc, char **argv) {
 }
 "#;
 
-fn env_number(name: &str, default: u32) -> u32 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 /// Compiles the tiny bot into two bot files.
 fn build_bots(dir: &Path) -> [PathBuf; 2] {
-    let source = dir.join("bot.c");
-    std::fs::write(&source, BOT_SOURCE).unwrap();
-    let exe = dir.join("tiny");
-    let status = Command::new("cc")
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg(&source)
-        .status()
-        .expect("`cc` is needed to build the tiny native bots");
-    assert!(status.success(), "cannot compile the tiny bot");
+    let exe = compile(dir, "tiny", BOT_SOURCE);
     let bots = [dir.join("tiny-a"), dir.join("tiny-b")];
     for bot in &bots {
         std::fs::copy(&exe, bot).unwrap();
@@ -124,11 +112,6 @@ fn arena(bots: &[PathBuf; 2], rounds: u32, out: &Path, extra: &[&str]) -> Durati
         "{games}"
     );
     elapsed
-}
-
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
 }
 
 fn main() {

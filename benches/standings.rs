@@ -11,6 +11,10 @@
 //! at most 100 MB peak RSS for (b) at 1,000,000 rows. `ARENA=/path/to/arena` measures
 //! another build of arena instead (such as an older one, for a before and after).
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{env_number, median};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -20,13 +24,6 @@ use std::time::{Duration, Instant};
 const GOAL_SECONDS: f64 = 1.0;
 const GOAL_MB: f64 = 100.0;
 const BOTS: usize = 40;
-
-fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// A splitmix64 stream: the same seed gives the same file.
 struct Stream(u64);
@@ -117,11 +114,6 @@ fn measure(command: &mut Command) -> (Duration, f64) {
     );
     // `ru_maxrss` is in kilobytes on Linux.
     (elapsed, usage.ru_maxrss as f64 / 1024.0)
-}
-
-fn median<T: Copy + PartialOrd>(mut v: Vec<T>) -> T {
-    v.sort_by(|x, y| x.partial_cmp(y).unwrap());
-    v[v.len() / 2]
 }
 
 fn main() {

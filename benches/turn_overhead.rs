@@ -15,6 +15,10 @@
 //! after (freeze file kept open, typed replays, per-game cage and log) b/a 2.31, c/a 1.99,
 //! d/a 2.16. The figures after the lazy pause are in the README's Performance section.
 
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{compile, env_number, median};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -54,27 +58,6 @@ int main(void) {
 
 /// Exchanges in one game of the tiny bots: two secrets and 50 calls each.
 const EXCHANGES: usize = 102;
-
-fn env_number(name: &str, default: u32) -> u32 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn compile(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
-    let exe = dir.join(name);
-    let status = Command::new("cc")
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg(&c)
-        .status()
-        .expect("`cc` is needed to build the tiny native bots");
-    assert!(status.success(), "cannot compile `{name}`");
-    exe
-}
 
 /// The floor: per game, start two echoers, send them the game's request lines alternately
 /// (the histories grow as in a real game), read each reply, then close and wait.
@@ -164,11 +147,6 @@ fn arena(bots: &[PathBuf; 2], games: u32, out: &Path, extra: &[&str]) -> Duratio
         assert!(row.contains(",draw,normal,"), "{table}");
     }
     elapsed
-}
-
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
 }
 
 fn main() {
