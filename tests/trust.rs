@@ -492,3 +492,54 @@ fn random_command_lines_and_manifests_never_panic() {
         assert_no_panic(&result, &format!("manifest batch {batch}"));
     }
 }
+
+#[test]
+fn tournaments_running_at_once_never_share_a_bot_uid_issue_11() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Each bot notes its uid, and moves slowly enough for the two runs to overlap.
+    let bots: Vec<PathBuf> = ["slow-a", "slow-b"]
+        .iter()
+        .map(|n| bot(tmp.path(), n, "", "id -u >> uids; sleep 0.3"))
+        .collect();
+    let runs: Vec<(PathBuf, std::process::Child)> = ["one", "two"]
+        .iter()
+        .map(|r| {
+            let out = tmp.path().join(r);
+            let child = Command::new(env!("CARGO_BIN_EXE_arena"))
+                .args(["run", "morra"])
+                .args(&bots)
+                .args(["--morra-rounds", "3", "--keep-work", "--quiet", "--out"])
+                .arg(&out)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            (out, child)
+        })
+        .collect();
+    let mut seen: Vec<Vec<String>> = Vec::new();
+    for (out, mut child) in runs {
+        assert!(child.wait().unwrap().success());
+        let mut uids = Vec::new();
+        for b in ["slow-a", "slow-b"] {
+            let text = std::fs::read_to_string(out.join("work").join(b).join("uids")).unwrap();
+            uids.extend(text.lines().map(str::to_string));
+        }
+        uids.sort();
+        uids.dedup();
+        seen.push(uids);
+    }
+    if root() {
+        assert!(
+            seen.iter().all(|u| u.len() == 2),
+            "one uid per bot: {seen:?}"
+        );
+        assert!(
+            seen[0].iter().all(|u| !seen[1].contains(u)),
+            "the runs share a uid: {seen:?}"
+        );
+    } else {
+        // Without root every bot runs as the user running arena.
+        let me = rustix::process::geteuid().as_raw().to_string();
+        assert!(seen.iter().all(|u| u == std::slice::from_ref(&me)), "{seen:?}");
+    }
+}

@@ -24,6 +24,8 @@ pub struct Workspace {
     keep: Option<PathBuf>,
     /// Closed by [`Workspace::close`]: nothing is left for `drop` to do.
     closed: bool,
+    /// Says the run is alive to other runs' clean-up, as long as the workspace lives.
+    _alive: crate::sandbox::liveness::Alive,
 }
 
 impl Workspace {
@@ -37,7 +39,9 @@ impl Workspace {
     ) -> Result<Workspace> {
         std::fs::create_dir_all(&logs_dir)
             .with_context(|| format!("cannot create `{}`", logs_dir.display()))?;
-        let work_root = match work_root() {
+        let (work_root, alive) = match work_root()
+            .and_then(|root| Ok((root.clone(), crate::sandbox::liveness::Alive::mark(&root)?)))
+        {
             Ok(root) => root,
             Err(e) => {
                 sandbox.cleanup();
@@ -57,6 +61,7 @@ impl Workspace {
             },
             keep: None,
             closed: false,
+            _alive: alive,
         })
     }
 

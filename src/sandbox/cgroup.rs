@@ -316,14 +316,16 @@ pub(super) fn remove_stale_cgroups(env: &CgroupEnv) {
     }
 }
 
-/// Whether `name` is `<prefix><pid>` or `<prefix><pid>-...` for a process that is gone.
+/// Whether `name` is `<prefix><pid>` or `<prefix><pid>-...` of a run that is gone: its
+/// process is not visible and no working directory of it is held (see
+/// [`super::liveness`]), so a live run in another PID namespace is never taken for dead.
 pub fn is_stale(name: &str, prefix: &str) -> bool {
     let Some(rest) = name.strip_prefix(prefix) else {
         return false;
     };
     let pid = rest.split('-').next().unwrap_or("");
     match pid.parse::<u32>() {
-        Ok(pid) => pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists(),
+        Ok(pid) => !super::liveness::run_alive(pid),
         Err(_) => false,
     }
 }

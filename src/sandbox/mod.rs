@@ -12,9 +12,11 @@ mod cgroup;
 mod cgroup_v2;
 mod jail;
 mod landlock;
+pub mod liveness;
 mod protections;
 mod size;
 pub mod spawn;
+pub mod uids;
 
 use std::ffi::CString;
 use std::fs::File;
@@ -83,7 +85,8 @@ pub struct Sandbox {
     roots: Roots,
     landlock: Option<::landlock::ABI>,
     netns: Option<OwnedFd>,
-    root: bool,
+    /// The uids of this run's bots (as root): a block no other run uses while this one lives.
+    uids: Option<uids::UidBlock>,
     /// What this machine gives and lacks, for `arena doctor` and the start of a run.
     pub protections: Vec<Protection>,
 }
@@ -110,6 +113,14 @@ impl Sandbox {
         let (memory, pids, cpu) = (v1("memory"), v1("pids"), v1("cpu"));
         let landlock = landlock::landlock_abi();
         let netns = (root && !allow_network).then(empty_netns).flatten();
+        let uids = root
+            .then(|| {
+                uids::UidBlock::acquire(&uids::lock_dir())
+                    .map_err(|e| eprintln!("warning: {e:#}; bots run without a uid of their own"))
+                    .ok()
+            })
+            .flatten();
+        let root = root && uids.is_some();
         let protections = protections::protections(&protections::Found {
             limits,
             allow_network,
@@ -134,7 +145,7 @@ impl Sandbox {
             },
             landlock,
             netns,
-            root,
+            uids,
             protections,
         }
     }
@@ -148,7 +159,7 @@ impl Sandbox {
             roots: Roots::default(),
             landlock: None,
             netns: None,
-            root: false,
+            uids: None,
             protections: vec![Protection {
                 name: "sandbox",
                 active: false,
@@ -199,7 +210,7 @@ impl Sandbox {
                 netns: None,
             });
         }
-        let uid = self.root.then(|| BASE_UID + index as u32);
+        let uid = self.uids.as_ref().map(|b| b.uid(index)).transpose()?;
         if let Some(uid) = uid {
             chown_tree(workdir, uid)?;
             // Only its owner may enter a bot's directory, whatever Landlock does.

@@ -130,7 +130,10 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
             name: "uid per bot",
             active: root,
             detail: if root {
-                format!("bot i runs as uid {BASE_UID}+i: it cannot signal arena or other bots")
+                format!(
+                    "each bot (and instance) runs as a uid of its own, from a block of {} uids from {BASE_UID} that no other run uses at the same time: it cannot signal arena or other bots",
+                    super::uids::BLOCK
+                )
             } else {
                 "needs root: bots run as the user running arena".into()
             },
