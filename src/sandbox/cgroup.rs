@@ -25,6 +25,8 @@ pub struct Cage {
     /// The bot's Landlock ruleset.
     pub(super) landlock: Option<OwnedFd>,
     pub(super) oom_kills_before: u64,
+    /// The game's namespaces (`namespace.rs`), ended when the cage is dropped.
+    pub(super) namespace: Option<super::namespace::Holder>,
 }
 
 impl Cage {
@@ -51,6 +53,7 @@ impl Cage {
             pids: pids.map(open_procs).transpose()?,
             landlock,
             oom_kills_before,
+            namespace: None,
         })
     }
 

@@ -11,6 +11,7 @@ use anyhow::Result;
 
 use super::cgroup::Cage;
 use super::landlock::Rules;
+use super::namespace::{Holder, Plan};
 use super::Limits;
 
 /// One bot's confinement, shared by all its processes.
@@ -28,6 +29,8 @@ pub struct Jail {
     pub(super) unified: Option<PathBuf>,
     pub(super) file_name: String,
     pub(super) netns: Option<RawFd>,
+    /// The bot's file-system view and namespaces, built per game by a holder process.
+    pub(super) plan: Option<Plan>,
 }
 
 impl Jail {
@@ -41,14 +44,29 @@ impl Jail {
             .unified
             .as_ref()
             .map(|root| root.join(format!("{}-{tag}", self.file_name)));
-        let landlock = self.landlock.as_ref().map(Rules::build).transpose()?;
-        Cage::new(
+        let holder = self.plan.as_ref().map(Holder::start).transpose()?;
+        let landlock = self
+            .landlock
+            .as_ref()
+            .map(|rules| match &holder {
+                // The view's own /tmp and /proc, reached through the holder's root.
+                Some(h) => Rules {
+                    jail_root: Some(h.root()),
+                    ..rules.clone()
+                }
+                .build(),
+                None => rules.build(),
+            })
+            .transpose()?;
+        let mut cage = Cage::new(
             path.as_deref(),
             self.memory.as_deref(),
             self.pids.as_deref(),
             landlock,
             self.oom_kills(),
-        )
+        )?;
+        cage.namespace = holder;
+        Ok(cage)
     }
 
     /// The memory cgroup's count of processes the OOM killer has killed.
@@ -86,11 +104,22 @@ impl Jail {
             let n = u64::from(self.limits.max_procs);
             rlimits.push((libc::RLIMIT_NPROC, n, n));
         }
+        let (ns, ns_flags) = cage
+            .namespace
+            .as_ref()
+            .map_or((-1, 0), |h| (h.pidfd.as_raw_fd(), h.flags));
         let mut setup = ChildSetup {
             cgroups: cage.procs_fds(),
             rlimits: [(0, 0, 0); 5],
             rlimit_count: rlimits.len(),
-            netns: self.netns.unwrap_or(-1),
+            // The jail's namespaces bring their own network namespace (or the host's).
+            netns: if ns >= 0 {
+                -1
+            } else {
+                self.netns.unwrap_or(-1)
+            },
+            ns,
+            ns_flags,
             uid: self.uid,
             landlock: cage.landlock.as_ref().map_or(-1, |fd| fd.as_raw_fd()),
         };
@@ -110,24 +139,46 @@ pub struct ChildSetup {
     rlimits: [(libc::__rlimit_resource_t, u64, u64); 5],
     rlimit_count: usize,
     netns: RawFd,
+    /// A pidfd of the game's namespace holder and the namespaces to join through it.
+    ns: RawFd,
+    ns_flags: libc::c_int,
     uid: Option<u32>,
     landlock: RawFd,
 }
 
 impl ChildSetup {
-    /// Applies the setup to the calling process. Order matters: join cgroups and enter the
-    /// network namespace while still root, then drop to the bot's uid, then restrict.
-    pub fn apply(&self) -> std::io::Result<()> {
-        // SAFETY: each call is a plain system call on integers and file descriptors owned by
-        // the parent and inherited across fork; nothing allocates or takes a lock. The uid and
-        // gid changes are raw system calls, not libc's wrappers: in a child sharing the
-        // parent's memory (vfork) glibc would broadcast them to the parent's threads.
+    /// Whether the process enters a game's namespaces (then it must start the bot as a child
+    /// of its own: a PID namespace takes only processes created after `setns`).
+    pub fn joins_namespaces(&self) -> bool {
+        self.ns >= 0
+    }
+
+    /// The first half of the setup, while still root and in arena's namespaces: join the
+    /// cgroups, then the game's namespaces (a PID namespace for the children only).
+    pub fn enter(&self) -> std::io::Result<()> {
+        // SAFETY: plain system calls on file descriptors owned by the parent and inherited
+        // across clone; nothing allocates or takes a lock.
         unsafe {
             for fd in self.cgroups {
                 if fd >= 0 && libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
                     return Err(std::io::Error::last_os_error());
                 }
             }
+            if self.ns >= 0 && libc::setns(self.ns, self.ns_flags) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+
+    /// The second half, in the process that execs the bot: limits, the uid change, then
+    /// the restrictions. Order matters: drop to the bot's uid, then restrict.
+    pub fn apply(&self) -> std::io::Result<()> {
+        // SAFETY: each call is a plain system call on integers and file descriptors owned by
+        // the parent and inherited across fork; nothing allocates or takes a lock. The uid and
+        // gid changes are raw system calls, not libc's wrappers: in a child sharing the
+        // parent's memory (vfork) glibc would broadcast them to the parent's threads.
+        unsafe {
             for &(resource, soft, hard) in &self.rlimits[..self.rlimit_count] {
                 let limit = libc::rlimit {
                     rlim_cur: soft,

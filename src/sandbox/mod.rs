@@ -11,6 +11,7 @@
 mod cgroup;
 mod jail;
 mod landlock;
+mod namespace;
 mod protections;
 mod size;
 pub mod spawn;
@@ -76,6 +77,8 @@ pub struct Sandbox {
     roots: Roots,
     landlock: Option<::landlock::ABI>,
     netns: Option<OwnedFd>,
+    /// Whether bots get namespace jails (`namespace.rs`), and why not.
+    namespaces: Result<(), String>,
     root: bool,
     /// What this machine gives and lacks, for `arena doctor` and the start of a run.
     pub protections: Vec<Protection>,
@@ -106,7 +109,11 @@ impl Sandbox {
             .then(|| cgroup::make_cgroup(&cgroup::own_cgroup_v1("pids"), &tag))
             .flatten();
         let landlock = landlock::landlock_abi();
-        let netns = (root && !allow_network).then(empty_netns).flatten();
+        let jail = namespace::probe(allow_network);
+        // Without a jail, root still gets an empty network namespace shared by all bots.
+        let netns = (root && !allow_network && jail.is_err())
+            .then(empty_netns)
+            .flatten();
         let protections = protections::protections(&protections::Found {
             limits,
             allow_network,
@@ -116,6 +123,7 @@ impl Sandbox {
             pids: &pids,
             landlock,
             netns: netns.is_some(),
+            jail: &jail,
         });
         Sandbox {
             enabled: true,
@@ -128,6 +136,7 @@ impl Sandbox {
             },
             landlock,
             netns,
+            namespaces: jail.map(|_| ()),
             root,
             protections,
         }
@@ -142,6 +151,7 @@ impl Sandbox {
             roots: Roots::default(),
             landlock: None,
             netns: None,
+            namespaces: Err("off (--no-sandbox)".into()),
             root: false,
             protections: vec![Protection {
                 name: "sandbox",
@@ -189,6 +199,7 @@ impl Sandbox {
                 unified: None,
                 file_name: file_name.to_string(),
                 netns: None,
+                plan: None,
             });
         }
         let uid = self.root.then(|| BASE_UID + index as u32);
@@ -221,6 +232,7 @@ impl Sandbox {
             workdir: workdir.to_owned(),
             extra_read: extra_read.to_vec(),
             allow_network: self.allow_network,
+            jail_root: None,
         });
         if let Some(rules) = &landlock {
             // Built once here so that a bad rule stops the bot before its first game.
@@ -236,6 +248,10 @@ impl Sandbox {
             unified: self.roots.unified.clone(),
             file_name: file_name.to_string(),
             netns: self.netns.as_ref().map(|fd| fd.as_raw_fd()),
+            plan: self
+                .namespaces
+                .is_ok()
+                .then(|| namespace::Plan::new(workdir, extra_read, self.allow_network)),
         })
     }
 

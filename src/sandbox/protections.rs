@@ -27,6 +27,8 @@ pub(super) struct Found<'a> {
     pub pids: &'a Option<PathBuf>,
     pub landlock: Option<landlock::ABI>,
     pub netns: bool,
+    /// The namespace jail: `Ok(whether its /proc is fresh)`, or why there is none.
+    pub jail: &'a Result<bool, String>,
 }
 
 /// The protections, in the order `arena doctor` lists them.
@@ -40,15 +42,41 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
         pids,
         landlock,
         netns,
+        jail,
     } = *found;
+    let jailed = jail.is_ok();
+    let netns = netns || (jailed && !allow_network);
+    let no_jail = || match jail {
+        Ok(_) => String::new(),
+        Err(why) => format!(" (no namespace jail: {why})"),
+    };
     let mut protections = vec![
         Protection {
             name: "no survivors",
-            active: unified.is_some(),
-            detail: match unified {
-                Some(d) => format!("a cgroup per game, killed with `cgroup.kill` ({})", d.display()),
-                None if !root => "needs root for cgroups; falling back to killing the process group, which misses processes that call setsid()".into(),
-                None => "no cgroup v2 with `cgroup.kill`; falling back to killing the process group, which misses processes that call setsid()".into(),
+            active: unified.is_some() || jailed,
+            detail: match (unified, jailed) {
+                (Some(d), true) => format!("a PID namespace per game of each bot, ended with the game or with arena (even by SIGKILL), and a cgroup per game killed with `cgroup.kill` ({})", d.display()),
+                (None, true) => "a PID namespace per game of each bot, ended with the game or with arena (even by SIGKILL)".into(),
+                (Some(d), false) => format!("a cgroup per game, killed with `cgroup.kill` ({}); after SIGKILL of arena, processes that call setsid() live until the next run{}", d.display(), no_jail()),
+                (None, false) => format!("no PID namespace and no cgroup v2 with `cgroup.kill`; falling back to killing the process group, which misses processes that call setsid(){}", no_jail()),
+            },
+        },
+        Protection {
+            name: "process isolation",
+            active: jailed,
+            detail: if jailed {
+                format!("a PID namespace per game of each bot: it sees{} and signals only its own processes", if matches!(jail, Ok(true)) { " (in its own /proc)" } else { "" })
+            } else {
+                format!("bots share arena's PID namespace{}", no_jail())
+            },
+        },
+        Protection {
+            name: "private ipc",
+            active: jailed,
+            detail: if jailed {
+                "an IPC namespace per game of each bot: SysV and POSIX IPC are private and gone with the game".into()
+            } else {
+                format!("bots share the host's SysV IPC objects{}", no_jail())
             },
         },
         Protection {
@@ -79,15 +107,17 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
             detail: if root {
                 format!("bot i runs as uid {BASE_UID}+i: it cannot signal arena or other bots")
             } else {
-                "needs root: bots run as the user running arena".into()
+                "needs root: bots run as the user running arena (mapped to itself in a user namespace of their own, without its capabilities, where there is a jail)".into()
             },
         },
         Protection {
             name: "file-system isolation",
-            active: landlock.is_some(),
-            detail: match landlock {
-                Some(abi) => format!("Landlock ({abi:?}): read-only system directories, read-write only the bot's own directory; no /proc"),
-                None => "Landlock is not available: bots can read whatever the user running arena can".into(),
+            active: landlock.is_some() || jailed,
+            detail: match (jailed, landlock) {
+                (true, Some(abi)) => format!("a mount namespace per game of each bot, built from nothing: read-only system directories, its own copy, the shared directories, a private {} /tmp, its own /proc; Landlock ({abi:?}) as a second layer", size(super::namespace::TMP_SIZE)),
+                (true, None) => format!("a mount namespace per game of each bot, built from nothing: read-only system directories, its own copy, the shared directories, a private {} /tmp, its own /proc (no Landlock)", size(super::namespace::TMP_SIZE)),
+                (false, Some(abi)) => format!("Landlock ({abi:?}): read-only system directories, read-write only the bot's own directory; no /proc; but stat() and listing work outside{}", no_jail()),
+                (false, None) => format!("Landlock is not available: bots can read whatever the user running arena can{}", no_jail()),
             },
         },
         Protection {
@@ -97,8 +127,8 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
                 "off: --allow-network".into()
             } else {
                 match (netns, landlock.is_some_and(|a| a >= landlock::ABI::V4)) {
-                    (true, true) => "an empty network namespace, and Landlock denies TCP".into(),
-                    (true, false) => "an empty network namespace".into(),
+                    (true, true) => format!("an empty network namespace{}, and Landlock denies TCP", if jailed { " per game" } else { "" }),
+                    (true, false) => format!("an empty network namespace{}", if jailed { " per game" } else { "" }),
                     (false, true) => "Landlock denies TCP connect and bind (UDP is not covered without root's network namespace)".into(),
                     (false, false) => "neither a network namespace (needs root) nor Landlock TCP rules are available".into(),
                 }
@@ -106,8 +136,10 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
         },
         Protection {
             name: "signals",
-            active: root || landlock.is_some_and(|a| a >= landlock::ABI::V6),
-            detail: if landlock.is_some_and(|a| a >= landlock::ABI::V6) {
+            active: root || jailed || landlock.is_some_and(|a| a >= landlock::ABI::V6),
+            detail: if jailed {
+                "bots see and signal only the processes of their own PID namespace".into()
+            } else if landlock.is_some_and(|a| a >= landlock::ABI::V6) {
                 "Landlock scopes signals and abstract sockets to the bot's own processes".into()
             } else if root {
                 "bots run under their own uid".into()

@@ -64,9 +64,13 @@ struct ChildArgs {
     old_mask: libc::sigset_t,
     /// Where the child leaves its errno if it fails before execve: it shares our memory.
     error: c_int,
+    /// In a game's namespaces: the stack of the grandchild that execs the bot, and its pid.
+    inner_stack: *mut c_void,
+    inner_pid: c_int,
 }
 
-/// The child's stack: the sandbox's calls and `execve` need little.
+/// The child's stack (and, in a game's namespaces, the grandchild's): the sandbox's calls
+/// and `execve` need little.
 const STACK_SIZE: usize = 64 * 1024;
 
 /// Starts a process. Fails if it cannot be started (the program is missing, the sandbox
@@ -104,8 +108,13 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         // SAFETY: an all-zero sigset_t is a valid (empty) set, overwritten just below.
         old_mask: unsafe { std::mem::zeroed() },
         error: 0,
+        inner_stack: std::ptr::null_mut(),
+        inner_pid: 0,
     };
-    let mut stack = vec![0u8; STACK_SIZE];
+    let joins = spec.setup.is_some_and(|s| s.joins_namespaces());
+    let mut stack = vec![0u8; 2 * STACK_SIZE];
+    // SAFETY: the middle of the buffer: the grandchild's stack grows down from there.
+    args.inner_stack = unsafe { stack.as_mut_ptr().add(STACK_SIZE) }.cast();
 
     // SAFETY: signals are blocked around the clone so that no handler of the parent runs on
     // the child's stack while it shares the parent's memory; the child restores the mask
@@ -116,7 +125,7 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         let mut all: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut args.old_mask);
-        let top = stack.as_mut_ptr().add(STACK_SIZE);
+        let top = stack.as_mut_ptr().add(2 * STACK_SIZE);
         let pid = libc::clone(
             child_main,
             top.cast(),
@@ -137,10 +146,21 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
     // is unchanged since the clone.
     // SAFETY: `args` is alive and no longer written by the child.
     let error = unsafe { std::ptr::read_volatile(&args.error) };
+    let mut pid = pid;
+    if joins {
+        // The child entered the game's namespaces, started the bot as our child
+        // (CLONE_PARENT) inside them, and exited.
+        // SAFETY: as above; then reaping our own child, which has exited.
+        let inner = unsafe { std::ptr::read_volatile(&args.inner_pid) };
+        unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+        pid = inner;
+    }
     if error != 0 {
-        let mut status = 0;
-        // SAFETY: reaping our own child, which has exited.
-        unsafe { libc::waitpid(pid, &mut status, 0) };
+        if pid > 0 {
+            let mut status = 0;
+            // SAFETY: reaping our own child, which has exited.
+            unsafe { libc::waitpid(pid, &mut status, 0) };
+        }
         return Err(io::Error::from_raw_os_error(error));
     }
 
@@ -162,6 +182,19 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
     })
 }
 
+/// Leaves the calling child's errno where the parent finds it, and exits.
+///
+/// # Safety
+/// `args` must be the parent's `ChildArgs`, shared with this child (CLONE_VM).
+unsafe fn fail(args: *mut ChildArgs) -> c_int {
+    let errno = *libc::__errno_location();
+    std::ptr::write_volatile(
+        &mut (*args).error,
+        if errno == 0 { libc::EINVAL } else { errno },
+    );
+    libc::_exit(127)
+}
+
 /// The child, between clone and execve: raw system calls only.
 extern "C" fn child_main(arg: *mut c_void) -> c_int {
     // SAFETY: `arg` points to the parent's ChildArgs, alive until this child execs or exits
@@ -169,15 +202,6 @@ extern "C" fn child_main(arg: *mut c_void) -> c_int {
     // on prepared values.
     unsafe {
         let args = arg as *mut ChildArgs;
-        let fail = |_: ()| -> c_int {
-            let errno = *libc::__errno_location();
-            std::ptr::write_volatile(
-                &mut (*args).error,
-                if errno == 0 { libc::EINVAL } else { errno },
-            );
-            libc::_exit(127)
-        };
-        let args = &*args;
         // Handlers of the parent must not run here; an ignored SIGPIPE (Rust ignores it)
         // must not be inherited by the bot either.
         for signal in 1..libc::SIGRTMIN() {
@@ -197,23 +221,53 @@ extern "C" fn child_main(arg: *mut c_void) -> c_int {
             set
         };
         libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-        if libc::dup2(args.stdin, 0) < 0
-            || libc::dup2(args.stdout, 1) < 0
-            || libc::dup2(args.stderr, 2) < 0
+        if libc::dup2((*args).stdin, 0) < 0
+            || libc::dup2((*args).stdout, 1) < 0
+            || libc::dup2((*args).stderr, 2) < 0
         {
-            return fail(());
+            return fail(args);
         }
-        // Its own process group: the fallback for killing everything without cgroups.
-        if libc::setpgid(0, 0) != 0 || libc::chdir(args.cwd) != 0 {
-            return fail(());
-        }
-        if let Some(setup) = &args.setup {
-            if setup.apply().is_err() {
-                return fail(());
+        if let Some(setup) = &(*args).setup {
+            if setup.enter().is_err() {
+                return fail(args);
+            }
+            if setup.joins_namespaces() {
+                // setns put only our future children in the game's PID namespace: the bot
+                // is one, made our parent's child (CLONE_PARENT) so that arena waits for it.
+                // With CLONE_VFORK this returns once it has called execve or failed.
+                let pid = libc::clone(
+                    child_exec,
+                    (*args).inner_stack,
+                    libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PARENT | libc::SIGCHLD,
+                    arg,
+                );
+                if pid < 0 {
+                    return fail(args);
+                }
+                std::ptr::write_volatile(&mut (*args).inner_pid, pid);
+                libc::_exit(0);
             }
         }
-        libc::execve(args.program, args.argv, args.envp);
-        fail(())
+        child_exec(arg)
+    }
+}
+
+/// The process that becomes the bot: its group, directory and sandbox, then execve.
+extern "C" fn child_exec(arg: *mut c_void) -> c_int {
+    // SAFETY: as in `child_main`, whose memory (and ChildArgs) this process shares.
+    unsafe {
+        let args = arg as *mut ChildArgs;
+        // Its own process group: the fallback for killing everything without cgroups.
+        if libc::setpgid(0, 0) != 0 || libc::chdir((*args).cwd) != 0 {
+            return fail(args);
+        }
+        if let Some(setup) = &(*args).setup {
+            if setup.apply().is_err() {
+                return fail(args);
+            }
+        }
+        libc::execve((*args).program, (*args).argv, (*args).envp);
+        fail(args)
     }
 }
 
