@@ -103,6 +103,11 @@ impl Jail {
         if self.uid.is_some() {
             let n = u64::from(self.limits.max_procs);
             rlimits.push((libc::RLIMIT_NPROC, n, n));
+        } else if self.plan.as_ref().is_some_and(Plan::user) && cage.namespace.is_some() {
+            // In a user namespace of its own the kernel counts a uid's processes per
+            // namespace: the game's holder and the bot's processes only.
+            let n = u64::from(self.limits.max_procs) + 1;
+            rlimits.push((libc::RLIMIT_NPROC, n, n));
         }
         let (ns, ns_flags) = cage
             .namespace
@@ -147,10 +152,23 @@ pub struct ChildSetup {
 }
 
 impl ChildSetup {
-    /// Whether the process enters a game's namespaces (then it must start the bot as a child
-    /// of its own: a PID namespace takes only processes created after `setns`).
-    pub fn joins_namespaces(&self) -> bool {
-        self.ns >= 0
+    /// Whether the child must start the bot as a child of its own: it enters a game's PID
+    /// namespace, and `setns` puts only processes created after it there.
+    pub fn needs_intermediate(&self) -> bool {
+        self.ns >= 0 && self.ns_flags & libc::CLONE_NEWPID != 0
+    }
+
+    /// Without a user namespace (as root) the parent may enter the game's PID namespace
+    /// itself for the one clone (it is per thread, and for children only): then the bot is
+    /// started directly. The holder's pidfd to enter it with, if so.
+    pub fn parent_pid_namespace(&self) -> Option<RawFd> {
+        (self.needs_intermediate() && self.ns_flags & libc::CLONE_NEWUSER == 0).then_some(self.ns)
+    }
+
+    /// This setup for a child whose parent has entered the PID namespace for it.
+    pub fn in_parent_pid_namespace(mut self) -> Self {
+        self.ns_flags &= !libc::CLONE_NEWPID;
+        self
     }
 
     /// The first half of the setup, while still root and in arena's namespaces: join the

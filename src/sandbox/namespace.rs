@@ -186,6 +186,11 @@ impl Plan {
         }
     }
 
+    /// Whether the namespaces live in a user namespace of their own (arena is not root).
+    pub fn user(&self) -> bool {
+        self.user
+    }
+
     /// The namespaces the holder creates and every process of the game joins.
     pub fn flags(&self) -> c_int {
         let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWIPC | libc::CLONE_NEWPID;

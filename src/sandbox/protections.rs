@@ -89,8 +89,9 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
         },
         Protection {
             name: "process limit",
-            active: pids.is_some() || root,
+            active: pids.is_some() || root || jailed,
             detail: match (pids, root) {
+                (None, false) if jailed => format!("{} per bot and game (RLIMIT_NPROC, counted by the kernel per user namespace: each game of a bot has its own)", limits.max_procs),
                 (Some(_), _) => format!("{} per bot (pids cgroup and RLIMIT_NPROC of its own uid)", limits.max_procs),
                 (None, true) => format!("{} per bot (RLIMIT_NPROC of its own uid)", limits.max_procs),
                 (None, false) => "needs root: RLIMIT_NPROC would count all of the user's processes".into(),

@@ -96,6 +96,7 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         .map(|e| e.as_ptr())
         .chain(std::iter::once(std::ptr::null()))
         .collect();
+    let parent_pidns = spec.setup.and_then(|s| s.parent_pid_namespace());
     let mut args = ChildArgs {
         program: spec.program.as_ptr(),
         argv: argv.as_ptr(),
@@ -104,14 +105,18 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         stdin: in_read.as_ref().map_or(spec.null, |r| r.as_raw_fd()),
         stdout: out_write.as_raw_fd(),
         stderr: spec.stderr,
-        setup: spec.setup,
+        setup: spec.setup.map(|s| match parent_pidns {
+            Some(_) => s.in_parent_pid_namespace(),
+            None => s,
+        }),
         // SAFETY: an all-zero sigset_t is a valid (empty) set, overwritten just below.
         old_mask: unsafe { std::mem::zeroed() },
         error: 0,
         inner_stack: std::ptr::null_mut(),
         inner_pid: 0,
     };
-    let joins = spec.setup.is_some_and(|s| s.joins_namespaces());
+    let joins = args.setup.is_some_and(|s| s.needs_intermediate());
+    let own_pidns = parent_pidns.map(|_| own_pid_namespace());
     let mut stack = vec![0u8; 2 * STACK_SIZE];
     // SAFETY: the middle of the buffer: the grandchild's stack grows down from there.
     args.inner_stack = unsafe { stack.as_mut_ptr().add(STACK_SIZE) }.cast();
@@ -126,6 +131,13 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut args.old_mask);
         let top = stack.as_mut_ptr().add(2 * STACK_SIZE);
+        if let Some(fd) = parent_pidns {
+            if libc::setns(fd, libc::CLONE_NEWPID) != 0 {
+                let error = io::Error::last_os_error();
+                libc::pthread_sigmask(libc::SIG_SETMASK, &args.old_mask, std::ptr::null_mut());
+                return Err(error);
+            }
+        }
         let pid = libc::clone(
             child_main,
             top.cast(),
@@ -133,6 +145,11 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
             (&mut args as *mut ChildArgs).cast(),
         );
         let clone_error = io::Error::last_os_error();
+        if own_pidns.is_some_and(|own| libc::setns(own, libc::CLONE_NEWPID) != 0) {
+            // This thread's next children would start in a bot's PID namespace.
+            eprintln!("error: cannot return to arena's own PID namespace");
+            std::process::abort();
+        }
         libc::pthread_sigmask(libc::SIG_SETMASK, &args.old_mask, std::ptr::null_mut());
         if pid < 0 {
             return Err(clone_error);
@@ -152,7 +169,7 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         // (CLONE_PARENT) inside them, and exited.
         // SAFETY: as above; then reaping our own child, which has exited.
         let inner = unsafe { std::ptr::read_volatile(&args.inner_pid) };
-        unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+        reap_later(pid);
         pid = inner;
     }
     if error != 0 {
@@ -180,6 +197,26 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         stdout: Some(receiver(out_read)?),
         status: None,
     })
+}
+
+/// arena's own PID namespace, to return to after starting a bot in a game's.
+fn own_pid_namespace() -> RawFd {
+    static OWN: std::sync::OnceLock<std::fs::File> = std::sync::OnceLock::new();
+    OWN.get_or_init(|| {
+        std::fs::File::open("/proc/self/ns/pid").expect("`/proc/self/ns/pid` can be opened")
+    })
+    .as_raw_fd()
+}
+
+/// Intermediate children (see `child_main`) that have exited or are about to: reaped without
+/// blocking, at the next spawn, rather than waited for on the way to the bot's first move.
+static EXITING: std::sync::Mutex<Vec<c_int>> = std::sync::Mutex::new(Vec::new());
+
+fn reap_later(pid: c_int) {
+    let mut pending = EXITING.lock().unwrap_or_else(|e| e.into_inner());
+    pending.push(pid);
+    // SAFETY: reaping our own children without blocking.
+    pending.retain(|&p| unsafe { libc::waitpid(p, std::ptr::null_mut(), libc::WNOHANG) } == 0);
 }
 
 /// Leaves the calling child's errno where the parent finds it, and exits.
@@ -231,7 +268,7 @@ extern "C" fn child_main(arg: *mut c_void) -> c_int {
             if setup.enter().is_err() {
                 return fail(args);
             }
-            if setup.joins_namespaces() {
+            if setup.needs_intermediate() {
                 // setns put only our future children in the game's PID namespace: the bot
                 // is one, made our parent's child (CLONE_PARENT) so that arena waits for it.
                 // With CLONE_VFORK this returns once it has called execve or failed.
