@@ -11,7 +11,8 @@ use anyhow::Result;
 
 use super::cgroup::Cage;
 use super::landlock::Rules;
-use super::namespace::{Holder, Plan};
+use super::namespace::Holder;
+use super::view::Plan;
 use super::Limits;
 
 /// One bot's confinement, shared by all its processes.

@@ -15,6 +15,7 @@ mod namespace;
 mod protections;
 mod size;
 pub mod spawn;
+mod view;
 
 use std::ffi::CString;
 use std::fs::File;
@@ -251,7 +252,7 @@ impl Sandbox {
             plan: self
                 .namespaces
                 .is_ok()
-                .then(|| namespace::Plan::new(workdir, extra_read, self.allow_network)),
+                .then(|| view::Plan::new(workdir, extra_read, self.allow_network)),
         })
     }
 
