@@ -1,8 +1,10 @@
-//! One bot's confinement ([`Jail`]: its uid, limits, cgroups and Landlock rules) and what its
-//! processes do between `fork` and `exec` to enter it ([`ChildSetup`]).
+//! One bot's confinement ([`Jail`]: its uid, limits, cgroups, Landlock rules and the plan of
+//! its namespaces) and what its processes do between `fork` and `exec` to enter it
+//! ([`ChildSetup`]).
 //!
-//! A jail holds no file descriptor: the descriptors a process needs to enter it are opened
-//! per game, in the game's [`Cage`].
+//! A jail holds no file descriptor and no process: what a process needs to enter it (the
+//! holder of the game's namespaces, cgroup files, the Landlock ruleset) is made per game, in
+//! the game's [`Cage`].
 
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::PathBuf;

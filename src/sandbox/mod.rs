@@ -1,12 +1,14 @@
-//! The sandbox around bot processes: resource limits, cgroups that leave no survivors,
-//! Landlock file-system and network isolation, a network namespace and a uid per bot.
+//! The sandbox around bot processes: a jail per game of each bot (PID, mount, IPC and network
+//! namespaces with a view of the file system built from nothing, in a user namespace when
+//! arena is not root), resource limits, cgroups, Landlock as a second layer, a uid per bot.
 //!
 //! The machine is probed once ([`Sandbox::probe`]); each bot gets a [`Jail`] (its uid, its
-//! Landlock rules, its memory and process-count cgroups); each game of a bot gets a [`Cage`]
-//! (a cgroup v2 that is killed and removed when the game ends, and frozen while the opponent
-//! thinks, plus the descriptors the game's processes need to enter the jail). Everything that
-//! can be prepared is prepared in the parent: the child only makes raw system calls between
-//! `fork` and `exec` (see [`ChildSetup::apply`]).
+//! Landlock rules, its memory and process-count cgroups, the plan of its view); each game of a
+//! bot gets a [`Cage`] (a cgroup v2 that is killed and removed when the game ends, and frozen
+//! while the opponent thinks, the holder process of the game's namespaces, and the
+//! descriptors the game's processes need to enter the jail). Everything that can be prepared
+//! is prepared in the parent: the child only makes raw system calls between `fork` and `exec`
+//! (see [`ChildSetup::apply`]).
 
 mod cgroup;
 mod jail;

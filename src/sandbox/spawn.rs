@@ -5,6 +5,12 @@
 //! hook, and on this kind of machine that doubles the cost of starting a small bot. Here the
 //! child shares the parent's memory until it calls `exec` (the parent waits), so nothing is
 //! copied. The process is then watched through a pidfd on tokio's reactor.
+//!
+//! In a game's namespaces (see `namespace.rs`) a PID namespace takes only processes created
+//! after entering it. As root the parent enters it itself for the one clone (per thread,
+//! children only) and returns at once; as an ordinary user (whose user namespace only a
+//! single-threaded process may enter) the child enters the namespaces and starts the bot as
+//! a grandchild made our child (`CLONE_PARENT`), then exits.
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::io;
