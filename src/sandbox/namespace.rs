@@ -128,7 +128,10 @@ extern "C" fn holder_main(arg: *mut c_void) -> c_int {
         // Keep only the keepalive pipe (as stdin) and the report pipe (as stdout): any other
         // descriptor of arena (another game's keepalive pipe, a bot's output pipe) would
         // outlive its use here.
-        if libc::dup2(args.keep, 0) < 0 || libc::dup2(args.ready, 1) < 0 {
+        // Moved above the standard descriptors first, so that neither lands on the other.
+        let keep = libc::fcntl(args.keep, libc::F_DUPFD, 3);
+        let ready = libc::fcntl(args.ready, libc::F_DUPFD, 3);
+        if keep < 0 || ready < 0 || libc::dup2(keep, 0) < 0 || libc::dup2(ready, 1) < 0 {
             libc::_exit(1);
         }
         libc::syscall(libc::SYS_close_range, 2u32, u32::MAX, 0u32);
