@@ -25,6 +25,9 @@ fn argv_bots_get_six_arguments_with_empty_histories_in_round_one() {
         &fixture("constant"),
         &fixture("echo-lines"),
         &fixture("echo-stdin"),
+        // One copy per bot: the logs below are each bot's, of all its games.
+        "--instances",
+        "1",
         "--morra-rounds",
         "3",
         "--seed",
@@ -188,22 +191,29 @@ fn misbehaving_bots_lose_with_the_right_reason_and_the_tournament_goes_on() {
 fn no_process_of_a_finished_game_is_left_running() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    arena_ok(&[
-        "run",
-        "morra",
-        &fixture("forker"),
-        &fixture("forker-lines"),
-        &fixture("sleeper"),
-        "--morra-rounds",
-        "4",
-        "--move-time",
-        "300ms",
-        "--keep-work",
-        "--instances",
-        "1",
-        "--out",
-        &out_arg(&out),
-    ]);
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "morra", &fixture("forker"), &fixture("forker-lines")])
+        .args([
+            &fixture("sleeper"),
+            "--morra-rounds",
+            "4",
+            "--move-time",
+            "300ms",
+        ])
+        // One copy per bot, so that each bot's children.pid lists all its games' children.
+        .args([
+            "--instances",
+            "1",
+            "--keep-work",
+            "--quiet",
+            "--out",
+            &out_arg(&out),
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let arena_pid = run.id();
+    assert!(run.wait_with_output().unwrap().status.success());
     let mut pids = Vec::new();
     for bot in ["forker", "forker-lines"] {
         let text =
@@ -213,8 +223,16 @@ fn no_process_of_a_finished_game_is_left_running() {
     // forker starts a child every round it plays (4 + 1 rounds: it beats sleeper at once);
     // forker-lines starts one per game.
     assert_eq!(pids.len(), 5 + 2, "{pids:?}");
-    let survivors: Vec<u32> = pids.into_iter().filter(|&p| alive(p)).collect();
-    assert!(survivors.is_empty(), "still running: {survivors:?}");
+    let doctor = arena(&["doctor"]);
+    if String::from_utf8_lossy(&doctor.stdout).contains("yes process isolation") {
+        // Each game has its own PID namespace: the recorded pids are the namespaces' own
+        // (issue 11). Look for the bots' processes by their working directory instead.
+        let left = run_processes(arena_pid, &out.join("work"));
+        assert!(left.is_empty(), "still running: {left:?}");
+    } else {
+        let survivors: Vec<u32> = pids.into_iter().filter(|&p| alive(p)).collect();
+        assert!(survivors.is_empty(), "still running: {survivors:?}");
+    }
 }
 
 #[test]

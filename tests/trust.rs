@@ -540,6 +540,9 @@ fn tournaments_running_at_once_never_share_a_bot_uid_issue_11() {
     } else {
         // Without root every bot runs as the user running arena.
         let me = rustix::process::geteuid().as_raw().to_string();
-        assert!(seen.iter().all(|u| u == std::slice::from_ref(&me)), "{seen:?}");
+        assert!(
+            seen.iter().all(|u| u == std::slice::from_ref(&me)),
+            "{seen:?}"
+        );
     }
 }

@@ -33,6 +33,8 @@ pub struct Cage {
     pub(super) oom_kills_before: u64,
     /// Whether the memory limit is the cage's own `memory.max` (cgroup v2).
     v2_memory: bool,
+    /// The game's namespaces (`namespace.rs`), ended when the cage is dropped.
+    pub(super) namespace: Option<super::namespace::Holder>,
 }
 
 /// The control files a cage's cgroup gets before any process joins it, in this order.
@@ -83,6 +85,7 @@ impl Cage {
             landlock,
             oom_kills_before,
             v2_memory,
+            namespace: None,
         })
     }
 

@@ -1,8 +1,10 @@
-//! One bot's confinement ([`Jail`]: its uid, limits, cgroups and Landlock rules) and what its
-//! processes do between `fork` and `exec` to enter it ([`ChildSetup`]).
+//! One bot's confinement ([`Jail`]: its uid, limits, cgroups, Landlock rules and the plan of
+//! its namespaces) and what its processes do between `fork` and `exec` to enter it
+//! ([`ChildSetup`]).
 //!
-//! A jail holds no file descriptor: the descriptors a process needs to enter it are opened
-//! per game, in the game's [`Cage`].
+//! A jail holds no file descriptor and no process: what a process needs to enter it (the
+//! holder of the game's namespaces, cgroup files, the Landlock ruleset) is made per game, in
+//! the game's [`Cage`].
 
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::PathBuf;
@@ -11,6 +13,8 @@ use anyhow::Result;
 
 use super::cgroup::{Cage, CageLimits, CageSpec};
 use super::landlock::Rules;
+use super::namespace::Holder;
+use super::view::Plan;
 use super::Limits;
 
 /// One bot's confinement, shared by all its processes.
@@ -31,6 +35,8 @@ pub struct Jail {
     pub(super) cage_limits: CageLimits,
     pub(super) file_name: String,
     pub(super) netns: Option<RawFd>,
+    /// The bot's file-system view and namespaces, built per game by a holder process.
+    pub(super) plan: Option<Plan>,
 }
 
 impl Jail {
@@ -44,7 +50,20 @@ impl Jail {
             .unified
             .as_ref()
             .map(|root| root.join(format!("{}-{tag}", self.file_name)));
-        let landlock = self.landlock.as_ref().map(Rules::build).transpose()?;
+        let holder = self.plan.as_ref().map(Holder::start).transpose()?;
+        let landlock = self
+            .landlock
+            .as_ref()
+            .map(|rules| match &holder {
+                // The view's own /tmp and /proc, reached through the holder's root.
+                Some(h) => Rules {
+                    jail_root: Some(h.root()),
+                    ..rules.clone()
+                }
+                .build(),
+                None => rules.build(),
+            })
+            .transpose()?;
         let spec = CageSpec {
             path: path.as_deref(),
             limits: self.cage_limits.clone(),
@@ -52,7 +71,9 @@ impl Jail {
             pids: self.pids.as_deref(),
             cpu: self.cpu.as_deref(),
         };
-        Cage::new(spec, landlock, self.oom_kills())
+        let mut cage = Cage::new(spec, landlock, self.oom_kills())?;
+        cage.namespace = holder;
+        Ok(cage)
     }
 
     /// The memory cgroup's count of processes the OOM killer has killed.
@@ -90,12 +111,28 @@ impl Jail {
         if self.uid.is_some() {
             let n = u64::from(self.limits.max_procs);
             rlimits.push((libc::RLIMIT_NPROC, n, n));
+        } else if self.plan.as_ref().is_some_and(Plan::user) && cage.namespace.is_some() {
+            // In a user namespace of its own the kernel counts a uid's processes per
+            // namespace: the game's holder and the bot's processes only.
+            let n = u64::from(self.limits.max_procs) + 1;
+            rlimits.push((libc::RLIMIT_NPROC, n, n));
         }
+        let (ns, ns_flags) = cage
+            .namespace
+            .as_ref()
+            .map_or((-1, 0), |h| (h.pidfd.as_raw_fd(), h.flags));
         let mut setup = ChildSetup {
             cgroups: cage.procs_fds(),
             rlimits: [(0, 0, 0); 5],
             rlimit_count: rlimits.len(),
-            netns: self.netns.unwrap_or(-1),
+            // The jail's namespaces bring their own network namespace (or the host's).
+            netns: if ns >= 0 {
+                -1
+            } else {
+                self.netns.unwrap_or(-1)
+            },
+            ns,
+            ns_flags,
             uid: self.uid,
             landlock: cage.landlock.as_ref().map_or(-1, |fd| fd.as_raw_fd()),
         };
@@ -116,24 +153,59 @@ pub struct ChildSetup {
     rlimits: [(libc::__rlimit_resource_t, u64, u64); 5],
     rlimit_count: usize,
     netns: RawFd,
+    /// A pidfd of the game's namespace holder and the namespaces to join through it.
+    ns: RawFd,
+    ns_flags: libc::c_int,
     uid: Option<u32>,
     landlock: RawFd,
 }
 
 impl ChildSetup {
-    /// Applies the setup to the calling process. Order matters: join cgroups and enter the
-    /// network namespace while still root, then drop to the bot's uid, then restrict.
-    pub fn apply(&self) -> std::io::Result<()> {
-        // SAFETY: each call is a plain system call on integers and file descriptors owned by
-        // the parent and inherited across fork; nothing allocates or takes a lock. The uid and
-        // gid changes are raw system calls, not libc's wrappers: in a child sharing the
-        // parent's memory (vfork) glibc would broadcast them to the parent's threads.
+    /// Whether the child must start the bot as a child of its own: it enters a game's PID
+    /// namespace, and `setns` puts only processes created after it there.
+    pub fn needs_intermediate(&self) -> bool {
+        self.ns >= 0 && self.ns_flags & libc::CLONE_NEWPID != 0
+    }
+
+    /// Without a user namespace (as root) the parent may enter the game's PID namespace
+    /// itself for the one clone (it is per thread, and for children only): then the bot is
+    /// started directly. The holder's pidfd to enter it with, if so.
+    pub fn parent_pid_namespace(&self) -> Option<RawFd> {
+        (self.needs_intermediate() && self.ns_flags & libc::CLONE_NEWUSER == 0).then_some(self.ns)
+    }
+
+    /// This setup for a child whose parent has entered the PID namespace for it.
+    pub fn in_parent_pid_namespace(mut self) -> Self {
+        self.ns_flags &= !libc::CLONE_NEWPID;
+        self
+    }
+
+    /// The first half of the setup, while still root and in arena's namespaces: join the
+    /// cgroups, then the game's namespaces (a PID namespace for the children only).
+    pub fn enter(&self) -> std::io::Result<()> {
+        // SAFETY: plain system calls on file descriptors owned by the parent and inherited
+        // across clone; nothing allocates or takes a lock.
         unsafe {
             for fd in self.cgroups {
                 if fd >= 0 && libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
                     return Err(std::io::Error::last_os_error());
                 }
             }
+            if self.ns >= 0 && libc::setns(self.ns, self.ns_flags) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+
+    /// The second half, in the process that execs the bot: limits, the uid change, then
+    /// the restrictions. Order matters: drop to the bot's uid, then restrict.
+    pub fn apply(&self) -> std::io::Result<()> {
+        // SAFETY: each call is a plain system call on integers and file descriptors owned by
+        // the parent and inherited across fork; nothing allocates or takes a lock. The uid and
+        // gid changes are raw system calls, not libc's wrappers: in a child sharing the
+        // parent's memory (vfork) glibc would broadcast them to the parent's threads.
+        unsafe {
             for &(resource, soft, hard) in &self.rlimits[..self.rlimit_count] {
                 let limit = libc::rlimit {
                     rlim_cur: soft,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 /// The directories a bot may read (and run programs from): the system's.
-const SYSTEM_DIRS: [&str; 9] = [
+pub(super) const SYSTEM_DIRS: [&str; 9] = [
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
 ];
 
@@ -57,6 +57,9 @@ pub(super) struct Rules {
     pub workdir: PathBuf,
     pub extra_read: Vec<PathBuf>,
     pub allow_network: bool,
+    /// The root of the bot's namespace jail (`/proc/<holder>/root`), whose private `/tmp`
+    /// the bot may write and whose own `/proc` it may read.
+    pub jail_root: Option<PathBuf>,
 }
 
 impl Rules {
@@ -86,7 +89,15 @@ impl Rules {
                 existing(DEVICES.iter().map(PathBuf::from).collect()),
                 AccessFs::from_read(abi) | AccessFs::WriteFile,
             ))?
-            .add_rules(path_beneath_rules([&self.workdir], AccessFs::from_all(abi)))?;
+            .add_rules(path_beneath_rules([&self.workdir], AccessFs::from_all(abi)))?
+            .add_rules(path_beneath_rules(
+                existing(self.jail_root.iter().map(|r| r.join("tmp")).collect()),
+                AccessFs::from_all(abi),
+            ))?
+            .add_rules(path_beneath_rules(
+                existing(self.jail_root.iter().map(|r| r.join("proc")).collect()),
+                AccessFs::from_read(abi),
+            ))?;
         Option::<OwnedFd>::from(created).context("the Landlock ruleset has no file descriptor")
     }
 }

@@ -1,22 +1,26 @@
-//! The sandbox around bot processes: resource limits, cgroups that leave no survivors,
-//! Landlock file-system and network isolation, a network namespace and a uid per bot.
+//! The sandbox around bot processes: a jail per game of each bot (PID, mount, IPC and network
+//! namespaces with a view of the file system built from nothing, in a user namespace when
+//! arena is not root), resource limits, cgroups, Landlock as a second layer, a uid per bot.
 //!
 //! The machine is probed once ([`Sandbox::probe`]); each bot gets a [`Jail`] (its uid, its
-//! Landlock rules, its memory and process-count cgroups); each game of a bot gets a [`Cage`]
-//! (a cgroup v2 that is killed and removed when the game ends, and frozen while the opponent
-//! thinks, plus the descriptors the game's processes need to enter the jail). Everything that
-//! can be prepared is prepared in the parent: the child only makes raw system calls between
-//! `fork` and `exec` (see [`ChildSetup::apply`]).
+//! Landlock rules, its memory and process-count cgroups, the plan of its view); each game of a
+//! bot gets a [`Cage`] (a cgroup v2 that is killed and removed when the game ends, and frozen
+//! while the opponent thinks, the holder process of the game's namespaces, and the
+//! descriptors the game's processes need to enter the jail). Everything that can be prepared
+//! is prepared in the parent: the child only makes raw system calls between `fork` and `exec`
+//! (see [`ChildSetup::apply`]).
 
 mod cgroup;
 mod cgroup_v2;
 mod jail;
 mod landlock;
 pub mod liveness;
+mod namespace;
 mod protections;
 mod size;
 pub mod spawn;
 pub mod uids;
+mod view;
 
 use std::ffi::CString;
 use std::fs::File;
@@ -87,6 +91,8 @@ pub struct Sandbox {
     netns: Option<OwnedFd>,
     /// The uids of this run's bots (as root): a block no other run uses while this one lives.
     uids: Option<uids::UidBlock>,
+    /// Whether bots get namespace jails (`namespace.rs`), and why not.
+    namespaces: Result<(), String>,
     /// What this machine gives and lacks, for `arena doctor` and the start of a run.
     pub protections: Vec<Protection>,
 }
@@ -112,7 +118,11 @@ impl Sandbox {
         };
         let (memory, pids, cpu) = (v1("memory"), v1("pids"), v1("cpu"));
         let landlock = landlock::landlock_abi();
-        let netns = (root && !allow_network).then(empty_netns).flatten();
+        let jail = namespace::probe(allow_network);
+        // Without a jail, root still gets an empty network namespace shared by all bots.
+        let netns = (root && !allow_network && jail.is_err())
+            .then(empty_netns)
+            .flatten();
         let uids = root
             .then(|| {
                 uids::UidBlock::acquire(&uids::lock_dir())
@@ -120,7 +130,6 @@ impl Sandbox {
                     .ok()
             })
             .flatten();
-        let root = root && uids.is_some();
         let protections = protections::protections(&protections::Found {
             limits,
             allow_network,
@@ -132,6 +141,7 @@ impl Sandbox {
             cpu: &cpu,
             landlock,
             netns: netns.is_some(),
+            jail: &jail,
         });
         Sandbox {
             enabled: true,
@@ -146,6 +156,7 @@ impl Sandbox {
             landlock,
             netns,
             uids,
+            namespaces: jail.map(|_| ()),
             protections,
         }
     }
@@ -160,6 +171,7 @@ impl Sandbox {
             landlock: None,
             netns: None,
             uids: None,
+            namespaces: Err("off (--no-sandbox)".into()),
             protections: vec![Protection {
                 name: "sandbox",
                 active: false,
@@ -208,6 +220,7 @@ impl Sandbox {
                 cage_limits: Vec::new(),
                 file_name: file_name.to_string(),
                 netns: None,
+                plan: None,
             });
         }
         let uid = self.uids.as_ref().map(|b| b.uid(index)).transpose()?;
@@ -252,6 +265,7 @@ impl Sandbox {
             workdir: workdir.to_owned(),
             extra_read: extra_read.to_vec(),
             allow_network: self.allow_network,
+            jail_root: None,
         });
         if let Some(rules) = &landlock {
             // Built once here so that a bad rule stops the bot before its first game.
@@ -273,6 +287,10 @@ impl Sandbox {
                 .map_or_else(Vec::new, |v2| v2.cage_limits(&limits)),
             file_name: file_name.to_string(),
             netns: self.netns.as_ref().map(|fd| fd.as_raw_fd()),
+            plan: self
+                .namespaces
+                .is_ok()
+                .then(|| view::Plan::new(workdir, extra_read, self.allow_network)),
         })
     }
 

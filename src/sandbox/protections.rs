@@ -32,6 +32,8 @@ pub(super) struct Found<'a> {
     pub cpu: &'a Option<PathBuf>,
     pub landlock: Option<landlock::ABI>,
     pub netns: bool,
+    /// The namespace jail: `Ok(whether its /proc is fresh)`, or why there is none.
+    pub jail: &'a Result<bool, String>,
 }
 
 /// The protections, in the order `arena doctor` lists them.
@@ -47,6 +49,7 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
         cpu,
         landlock,
         netns,
+        jail,
     } = *found;
     let v2 = |c: &str| unified.as_ref().is_some_and(|v2| v2.has(c));
     // Why cgroup v2 does not give `c`, for the details of a fallback.
@@ -56,26 +59,60 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
             .find(|(m, _)| *m == c)
             .map_or_else(|| "no cgroup v2 controller".to_string(), |(_, w)| w.clone())
     };
+    let jailed = jail.is_ok();
+    let netns = netns || (jailed && !allow_network);
+    let no_jail = || match jail {
+        Ok(_) => String::new(),
+        Err(why) => format!(" (no namespace jail: {why})"),
+    };
     let delegated = unified.as_ref().is_some_and(|v2| v2.delegated);
     let kill = unified.as_ref().filter(|v2| v2.kill);
+    let killed = |v2: &super::cgroup_v2::V2Run| {
+        format!(
+            "a cgroup v2 per game, killed with `cgroup.kill` ({}{}{})",
+            v2.dir.display(),
+            if delegated {
+                ", delegated to this user"
+            } else {
+                ""
+            },
+            v2.leaf.as_ref().map_or(String::new(), |l| format!(
+                "; arena moved itself to `{}` to enable controllers",
+                l.display()
+            ))
+        )
+    };
     let mut protections = vec![
         Protection {
             name: "no survivors",
-            active: kill.is_some(),
-            detail: match kill {
-                Some(v2) => format!(
-                    "a cgroup v2 per game, killed with `cgroup.kill` ({}{}{})",
-                    v2.dir.display(),
-                    if delegated { ", delegated to this user" } else { "" },
-                    v2.leaf.as_ref().map_or(String::new(), |l| format!(
-                        "; arena moved itself to `{}` to enable controllers",
-                        l.display()
-                    ))
+            active: kill.is_some() || jailed,
+            detail: match (kill, jailed) {
+                (Some(v2), true) => format!("a PID namespace per game of each bot, ended with the game or with arena (even by SIGKILL), and {}", killed(v2)),
+                (None, true) => format!("a PID namespace per game of each bot, ended with the game or with arena (even by SIGKILL); no cgroup kill besides: {}", why("kill")),
+                (Some(v2), false) => format!("{}; after SIGKILL of arena, processes that call setsid() live until the next run{}", killed(v2), no_jail()),
+                (None, false) => format!(
+                    "{}; falling back to killing the process group, which misses processes that call setsid(){}",
+                    why("kill"),
+                    no_jail()
                 ),
-                None => format!(
-                    "{}; falling back to killing the process group, which misses processes that call setsid()",
-                    why("kill")
-                ),
+            },
+        },
+        Protection {
+            name: "process isolation",
+            active: jailed,
+            detail: if jailed {
+                format!("a PID namespace per game of each bot: it sees{} and signals only its own processes", if matches!(jail, Ok(true)) { " (in its own /proc)" } else { "" })
+            } else {
+                format!("bots share arena's PID namespace{}", no_jail())
+            },
+        },
+        Protection {
+            name: "private ipc",
+            active: jailed,
+            detail: if jailed {
+                "an IPC namespace per game of each bot: SysV and POSIX IPC are private and gone with the game".into()
+            } else {
+                format!("bots share the host's SysV IPC objects{}", no_jail())
             },
         },
         Protection {
@@ -96,13 +133,15 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
         },
         Protection {
             name: "process limit",
-            active: v2("pids") || pids.is_some() || root,
+            active: v2("pids") || pids.is_some() || root || jailed,
             detail: if v2("pids") {
                 format!("{} per game of a bot (cgroup v2 `pids.max`)", limits.max_procs)
             } else if pids.is_some() {
                 format!("{} per bot (cgroup v1 pids controller and RLIMIT_NPROC of its own uid)", limits.max_procs)
             } else if root {
                 format!("{} per bot (RLIMIT_NPROC of its own uid; {})", limits.max_procs, why("pids"))
+            } else if jailed {
+                format!("{} per bot and game (RLIMIT_NPROC, counted by the kernel per user namespace: each game of a bot has its own; no pids cgroup: {})", limits.max_procs, why("pids"))
             } else {
                 format!("none: {}; RLIMIT_NPROC would count all of the user's processes", why("pids"))
             },
@@ -135,15 +174,17 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
                     super::uids::BLOCK
                 )
             } else {
-                "needs root: bots run as the user running arena".into()
+                "needs root: bots run as the user running arena (mapped to itself in a user namespace of their own, without its capabilities, where there is a jail)".into()
             },
         },
         Protection {
             name: "file-system isolation",
-            active: landlock.is_some(),
-            detail: match landlock {
-                Some(abi) => format!("Landlock ({abi:?}): read-only system directories, read-write only the bot's own directory; no /proc"),
-                None => "Landlock is not available: bots can read whatever the user running arena can".into(),
+            active: landlock.is_some() || jailed,
+            detail: match (jailed, landlock) {
+                (true, Some(abi)) => format!("a mount namespace per game of each bot, built from nothing: read-only system directories, its own copy, the shared directories, a private {} /tmp, its own /proc; Landlock ({abi:?}) as a second layer", size(super::view::TMP_SIZE)),
+                (true, None) => format!("a mount namespace per game of each bot, built from nothing: read-only system directories, its own copy, the shared directories, a private {} /tmp, its own /proc (no Landlock)", size(super::view::TMP_SIZE)),
+                (false, Some(abi)) => format!("Landlock ({abi:?}): read-only system directories, read-write only the bot's own directory; no /proc; but stat() and listing work outside{}", no_jail()),
+                (false, None) => format!("Landlock is not available: bots can read whatever the user running arena can{}", no_jail()),
             },
         },
         Protection {
@@ -153,8 +194,8 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
                 "off: --allow-network".into()
             } else {
                 match (netns, landlock.is_some_and(|a| a >= landlock::ABI::V4)) {
-                    (true, true) => "an empty network namespace, and Landlock denies TCP".into(),
-                    (true, false) => "an empty network namespace".into(),
+                    (true, true) => format!("an empty network namespace{}, and Landlock denies TCP", if jailed { " per game" } else { "" }),
+                    (true, false) => format!("an empty network namespace{}", if jailed { " per game" } else { "" }),
                     (false, true) => "Landlock denies TCP connect and bind (UDP is not covered without root's network namespace)".into(),
                     (false, false) => "neither a network namespace (needs root) nor Landlock TCP rules are available".into(),
                 }
@@ -162,8 +203,10 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
         },
         Protection {
             name: "signals",
-            active: root || landlock.is_some_and(|a| a >= landlock::ABI::V6),
-            detail: if landlock.is_some_and(|a| a >= landlock::ABI::V6) {
+            active: root || jailed || landlock.is_some_and(|a| a >= landlock::ABI::V6),
+            detail: if jailed {
+                "bots see and signal only the processes of their own PID namespace".into()
+            } else if landlock.is_some_and(|a| a >= landlock::ABI::V6) {
                 "Landlock scopes signals and abstract sockets to the bot's own processes".into()
             } else if root {
                 "bots run under their own uid".into()

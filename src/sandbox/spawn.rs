@@ -5,6 +5,12 @@
 //! hook, and on this kind of machine that doubles the cost of starting a small bot. Here the
 //! child shares the parent's memory until it calls `exec` (the parent waits), so nothing is
 //! copied. The process is then watched through a pidfd on tokio's reactor.
+//!
+//! In a game's namespaces (see `namespace.rs`) a PID namespace takes only processes created
+//! after entering it. As root the parent enters it itself for the one clone (per thread,
+//! children only) and returns at once; as an ordinary user (whose user namespace only a
+//! single-threaded process may enter) the child enters the namespaces and starts the bot as
+//! a grandchild made our child (`CLONE_PARENT`), then exits.
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::io;
@@ -64,9 +70,13 @@ struct ChildArgs {
     old_mask: libc::sigset_t,
     /// Where the child leaves its errno if it fails before execve: it shares our memory.
     error: c_int,
+    /// In a game's namespaces: the stack of the grandchild that execs the bot, and its pid.
+    inner_stack: *mut c_void,
+    inner_pid: c_int,
 }
 
-/// The child's stack: the sandbox's calls and `execve` need little.
+/// The child's stack (and, in a game's namespaces, the grandchild's): the sandbox's calls
+/// and `execve` need little.
 const STACK_SIZE: usize = 64 * 1024;
 
 /// Starts a process. Fails if it cannot be started (the program is missing, the sandbox
@@ -92,6 +102,7 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         .map(|e| e.as_ptr())
         .chain(std::iter::once(std::ptr::null()))
         .collect();
+    let parent_pidns = spec.setup.and_then(|s| s.parent_pid_namespace());
     let mut args = ChildArgs {
         program: spec.program.as_ptr(),
         argv: argv.as_ptr(),
@@ -100,12 +111,21 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         stdin: in_read.as_ref().map_or(spec.null, |r| r.as_raw_fd()),
         stdout: out_write.as_raw_fd(),
         stderr: spec.stderr,
-        setup: spec.setup,
+        setup: spec.setup.map(|s| match parent_pidns {
+            Some(_) => s.in_parent_pid_namespace(),
+            None => s,
+        }),
         // SAFETY: an all-zero sigset_t is a valid (empty) set, overwritten just below.
         old_mask: unsafe { std::mem::zeroed() },
         error: 0,
+        inner_stack: std::ptr::null_mut(),
+        inner_pid: 0,
     };
-    let mut stack = vec![0u8; STACK_SIZE];
+    let joins = args.setup.is_some_and(|s| s.needs_intermediate());
+    let own_pidns = parent_pidns.map(|_| own_pid_namespace());
+    let mut stack = vec![0u8; 2 * STACK_SIZE];
+    // SAFETY: the middle of the buffer: the grandchild's stack grows down from there.
+    args.inner_stack = unsafe { stack.as_mut_ptr().add(STACK_SIZE) }.cast();
 
     // SAFETY: signals are blocked around the clone so that no handler of the parent runs on
     // the child's stack while it shares the parent's memory; the child restores the mask
@@ -116,7 +136,14 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         let mut all: libc::sigset_t = std::mem::zeroed();
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut args.old_mask);
-        let top = stack.as_mut_ptr().add(STACK_SIZE);
+        let top = stack.as_mut_ptr().add(2 * STACK_SIZE);
+        if let Some(fd) = parent_pidns {
+            if libc::setns(fd, libc::CLONE_NEWPID) != 0 {
+                let error = io::Error::last_os_error();
+                libc::pthread_sigmask(libc::SIG_SETMASK, &args.old_mask, std::ptr::null_mut());
+                return Err(error);
+            }
+        }
         let pid = libc::clone(
             child_main,
             top.cast(),
@@ -124,6 +151,11 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
             (&mut args as *mut ChildArgs).cast(),
         );
         let clone_error = io::Error::last_os_error();
+        if own_pidns.is_some_and(|own| libc::setns(own, libc::CLONE_NEWPID) != 0) {
+            // This thread's next children would start in a bot's PID namespace.
+            eprintln!("error: cannot return to arena's own PID namespace");
+            std::process::abort();
+        }
         libc::pthread_sigmask(libc::SIG_SETMASK, &args.old_mask, std::ptr::null_mut());
         if pid < 0 {
             return Err(clone_error);
@@ -137,10 +169,21 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
     // is unchanged since the clone.
     // SAFETY: `args` is alive and no longer written by the child.
     let error = unsafe { std::ptr::read_volatile(&args.error) };
+    let mut pid = pid;
+    if joins {
+        // The child entered the game's namespaces, started the bot as our child
+        // (CLONE_PARENT) inside them, and exited.
+        // SAFETY: as above; then reaping our own child, which has exited.
+        let inner = unsafe { std::ptr::read_volatile(&args.inner_pid) };
+        reap_later(pid);
+        pid = inner;
+    }
     if error != 0 {
-        let mut status = 0;
-        // SAFETY: reaping our own child, which has exited.
-        unsafe { libc::waitpid(pid, &mut status, 0) };
+        if pid > 0 {
+            let mut status = 0;
+            // SAFETY: reaping our own child, which has exited.
+            unsafe { libc::waitpid(pid, &mut status, 0) };
+        }
         return Err(io::Error::from_raw_os_error(error));
     }
 
@@ -162,6 +205,39 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
     })
 }
 
+/// arena's own PID namespace, to return to after starting a bot in a game's.
+fn own_pid_namespace() -> RawFd {
+    static OWN: std::sync::OnceLock<std::fs::File> = std::sync::OnceLock::new();
+    OWN.get_or_init(|| {
+        std::fs::File::open("/proc/self/ns/pid").expect("`/proc/self/ns/pid` can be opened")
+    })
+    .as_raw_fd()
+}
+
+/// Intermediate children (see `child_main`) that have exited or are about to: reaped without
+/// blocking, at the next spawn, rather than waited for on the way to the bot's first move.
+static EXITING: std::sync::Mutex<Vec<c_int>> = std::sync::Mutex::new(Vec::new());
+
+fn reap_later(pid: c_int) {
+    let mut pending = EXITING.lock().unwrap_or_else(|e| e.into_inner());
+    pending.push(pid);
+    // SAFETY: reaping our own children without blocking.
+    pending.retain(|&p| unsafe { libc::waitpid(p, std::ptr::null_mut(), libc::WNOHANG) } == 0);
+}
+
+/// Leaves the calling child's errno where the parent finds it, and exits.
+///
+/// # Safety
+/// `args` must be the parent's `ChildArgs`, shared with this child (CLONE_VM).
+unsafe fn fail(args: *mut ChildArgs) -> c_int {
+    let errno = *libc::__errno_location();
+    std::ptr::write_volatile(
+        &mut (*args).error,
+        if errno == 0 { libc::EINVAL } else { errno },
+    );
+    libc::_exit(127)
+}
+
 /// The child, between clone and execve: raw system calls only.
 extern "C" fn child_main(arg: *mut c_void) -> c_int {
     // SAFETY: `arg` points to the parent's ChildArgs, alive until this child execs or exits
@@ -169,15 +245,6 @@ extern "C" fn child_main(arg: *mut c_void) -> c_int {
     // on prepared values.
     unsafe {
         let args = arg as *mut ChildArgs;
-        let fail = |_: ()| -> c_int {
-            let errno = *libc::__errno_location();
-            std::ptr::write_volatile(
-                &mut (*args).error,
-                if errno == 0 { libc::EINVAL } else { errno },
-            );
-            libc::_exit(127)
-        };
-        let args = &*args;
         // Handlers of the parent must not run here; an ignored SIGPIPE (Rust ignores it)
         // must not be inherited by the bot either.
         for signal in 1..libc::SIGRTMIN() {
@@ -197,23 +264,53 @@ extern "C" fn child_main(arg: *mut c_void) -> c_int {
             set
         };
         libc::pthread_sigmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-        if libc::dup2(args.stdin, 0) < 0
-            || libc::dup2(args.stdout, 1) < 0
-            || libc::dup2(args.stderr, 2) < 0
+        if libc::dup2((*args).stdin, 0) < 0
+            || libc::dup2((*args).stdout, 1) < 0
+            || libc::dup2((*args).stderr, 2) < 0
         {
-            return fail(());
+            return fail(args);
         }
-        // Its own process group: the fallback for killing everything without cgroups.
-        if libc::setpgid(0, 0) != 0 || libc::chdir(args.cwd) != 0 {
-            return fail(());
-        }
-        if let Some(setup) = &args.setup {
-            if setup.apply().is_err() {
-                return fail(());
+        if let Some(setup) = &(*args).setup {
+            if setup.enter().is_err() {
+                return fail(args);
+            }
+            if setup.needs_intermediate() {
+                // setns put only our future children in the game's PID namespace: the bot
+                // is one, made our parent's child (CLONE_PARENT) so that arena waits for it.
+                // With CLONE_VFORK this returns once it has called execve or failed.
+                let pid = libc::clone(
+                    child_exec,
+                    (*args).inner_stack,
+                    libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PARENT | libc::SIGCHLD,
+                    arg,
+                );
+                if pid < 0 {
+                    return fail(args);
+                }
+                std::ptr::write_volatile(&mut (*args).inner_pid, pid);
+                libc::_exit(0);
             }
         }
-        libc::execve(args.program, args.argv, args.envp);
-        fail(())
+        child_exec(arg)
+    }
+}
+
+/// The process that becomes the bot: its group, directory and sandbox, then execve.
+extern "C" fn child_exec(arg: *mut c_void) -> c_int {
+    // SAFETY: as in `child_main`, whose memory (and ChildArgs) this process shares.
+    unsafe {
+        let args = arg as *mut ChildArgs;
+        // Its own process group: the fallback for killing everything without cgroups.
+        if libc::setpgid(0, 0) != 0 || libc::chdir((*args).cwd) != 0 {
+            return fail(args);
+        }
+        if let Some(setup) = &(*args).setup {
+            if setup.apply().is_err() {
+                return fail(args);
+            }
+        }
+        libc::execve((*args).program, (*args).argv, (*args).envp);
+        fail(args)
     }
 }
 

@@ -1,0 +1,246 @@
+//! A bot's private namespaces for one game: a small holder process (PID 1 of a new PID
+//! namespace, in new mount, IPC and network namespaces, and a user namespace when arena is
+//! not root) whose file-system view is built bubblewrap's way, and which the game's processes
+//! join with one `setns` each.
+//!
+//! The view is a fresh, read-only tmpfs root holding read-only binds of the system
+//! directories and the operator's shared directories, the bot's own copy (read-write), a few
+//! devices, a fresh `/proc` of the PID namespace and a private, size-limited `/tmp`; nothing
+//! else of the host. The holder waits on a pipe whose other end only arena holds: when the
+//! game ends or arena dies (even by SIGKILL) the pipe closes, the holder exits, and the
+//! kernel kills everything left in its PID namespace.
+
+use std::ffi::{c_int, c_void};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::view::{build_view, Plan};
+
+/// The holder of one game's namespaces.
+#[derive(Debug)]
+pub struct Holder {
+    pid: i32,
+    /// A pidfd of the holder: processes join its namespaces through it.
+    pub(super) pidfd: OwnedFd,
+    /// The namespaces to join (`setns` flags).
+    pub(super) flags: c_int,
+    /// Whether a fresh `/proc` could be mounted in the view.
+    pub proc_mounted: bool,
+    /// Closing this ends the holder, and with it everything in its PID namespace.
+    _keepalive: OwnedFd,
+}
+
+/// Holders that ended but were not reaped yet (they wait for the kernel to empty their PID
+/// namespace): reaped later, without blocking.
+static ENDED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+impl Holder {
+    /// Starts a holder and waits until its view is built.
+    pub fn start(plan: &Plan) -> io::Result<Holder> {
+        let (keep_read, keep_write) = pipe()?;
+        let (ready_read, ready_write) = pipe()?;
+        let args = HolderArgs {
+            plan,
+            keep: keep_read.as_raw_fd(),
+            ready: ready_write.as_raw_fd(),
+        };
+        let mut stack = vec![0u8; 64 * 1024];
+        // SAFETY: the holder is a copy (no CLONE_VM) of this process running on a copy of
+        // `stack`; it makes only raw system calls on the prepared plan and never returns into
+        // our code. Signals stay blocked in it, so no handler of ours runs there either.
+        let pid = unsafe {
+            let mut all: libc::sigset_t = std::mem::zeroed();
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigfillset(&mut all);
+            libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+            let pid = libc::clone(
+                holder_main,
+                stack.as_mut_ptr().add(stack.len()).cast(),
+                plan.flags() | libc::SIGCHLD,
+                (&args as *const HolderArgs).cast_mut().cast(),
+            );
+            let error = io::Error::last_os_error();
+            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            if pid < 0 {
+                return Err(error);
+            }
+            pid
+        };
+        drop((keep_read, ready_write));
+        let mut report = [0u8; 8];
+        let n = read_full(&ready_read, &mut report);
+        let step = i32::from_ne_bytes(report[..4].try_into().unwrap_or_default());
+        let value = i32::from_ne_bytes(report[4..].try_into().unwrap_or_default());
+        if n != 8 || step >= 0 {
+            let mut status = 0;
+            // SAFETY: reaping our own child, which has exited or is exiting.
+            unsafe { libc::waitpid(pid, &mut status, 0) };
+            let error = io::Error::from_raw_os_error(if n == 8 { value } else { libc::EIO });
+            return Err(io::Error::new(
+                error.kind(),
+                format!("cannot build the bot's jail (step {step}): {error}"),
+            ));
+        }
+        let pidfd = rustix::process::pidfd_open(
+            rustix::process::Pid::from_raw(pid).expect("clone returned a positive pid"),
+            rustix::process::PidfdFlags::empty(),
+        )?;
+        Ok(Holder {
+            pid,
+            pidfd,
+            flags: plan.flags(),
+            proc_mounted: value & 1 != 0,
+            _keepalive: keep_write,
+        })
+    }
+
+    /// The holder's root directory as arena sees it, to reach the view's `/tmp` and `/proc`.
+    pub fn root(&self) -> PathBuf {
+        PathBuf::from(format!("/proc/{}/root", self.pid))
+    }
+}
+
+impl Drop for Holder {
+    fn drop(&mut self) {
+        // The keepalive pipe closes after this: the holder exits once its namespace is empty.
+        let mut ended = ENDED.lock().unwrap_or_else(|e| e.into_inner());
+        ended.push(self.pid);
+        // SAFETY: reaping our own children without blocking.
+        ended
+            .retain(|&pid| unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) } == 0);
+    }
+}
+
+struct HolderArgs<'a> {
+    plan: &'a Plan,
+    keep: RawFd,
+    ready: RawFd,
+}
+
+/// The holder, in its new namespaces: builds the view, reports, then waits for the end.
+extern "C" fn holder_main(arg: *mut c_void) -> c_int {
+    // SAFETY: `arg` points to our copy of the parent's HolderArgs; everything below is a raw
+    // system call on prepared, NUL-terminated strings.
+    unsafe {
+        let args = &*(arg as *const HolderArgs);
+        // Keep only the keepalive pipe (as stdin) and the report pipe (as stdout): any other
+        // descriptor of arena (another game's keepalive pipe, a bot's output pipe) would
+        // outlive its use here.
+        // Moved above the standard descriptors first, so that neither lands on the other.
+        let keep = libc::fcntl(args.keep, libc::F_DUPFD, 3);
+        let ready = libc::fcntl(args.ready, libc::F_DUPFD, 3);
+        if keep < 0 || ready < 0 || libc::dup2(keep, 0) < 0 || libc::dup2(ready, 1) < 0 {
+            libc::_exit(1);
+        }
+        libc::syscall(libc::SYS_close_range, 2u32, u32::MAX, 0u32);
+        let report = |step: i32, value: i32| {
+            let mut bytes = [0u8; 8];
+            bytes[..4].copy_from_slice(&step.to_ne_bytes());
+            bytes[4..].copy_from_slice(&value.to_ne_bytes());
+            libc::write(1, bytes.as_ptr().cast(), 8);
+        };
+        let (start, end) = args.plan.cmdline;
+        if start != 0 {
+            // Our own copy of arena's memory: no other process sees this write.
+            std::ptr::write_bytes(start as *mut u8, 0, end - start);
+        }
+        libc::prctl(libc::PR_SET_NAME, c"arena-jail".as_ptr());
+        match build_view(args.plan) {
+            Ok(proc_mounted) => report(-1, i32::from(proc_mounted)),
+            Err(step) => {
+                report(step, *libc::__errno_location());
+                libc::_exit(1);
+            }
+        }
+        libc::close(1);
+        // Orphans of the namespace are reaped by the kernel.
+        let mut ignore: libc::sigaction = std::mem::zeroed();
+        ignore.sa_sigaction = libc::SIG_IGN;
+        libc::sigaction(libc::SIGCHLD, &ignore, std::ptr::null_mut());
+        let mut byte = 0u8;
+        loop {
+            let n = libc::read(0, (&mut byte as *mut u8).cast(), 1);
+            if n < 0 && *libc::__errno_location() == libc::EINTR {
+                continue;
+            }
+            libc::_exit(0);
+        }
+    }
+}
+
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two fresh descriptors, which we then own.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+fn read_full(fd: &OwnedFd, buf: &mut [u8]) -> usize {
+    let mut n = 0;
+    while n < buf.len() {
+        // SAFETY: reading into the unfilled rest of `buf`.
+        let r = unsafe { libc::read(fd.as_raw_fd(), buf[n..].as_mut_ptr().cast(), buf.len() - n) };
+        match r {
+            r if r > 0 => n += r as usize,
+            r if r < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => {}
+            _ => break,
+        }
+    }
+    n
+}
+
+/// Whether this machine lets arena build a jail: tries one, with the system directories only.
+pub fn probe(allow_network: bool) -> Result<bool, String> {
+    let plan = Plan::new(Path::new("/nonexistent-arena-probe"), &[], allow_network);
+    Holder::start(&plan)
+        .map(|h| h.proc_mounted)
+        .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_holder_builds_a_view_from_nothing_and_ends_with_its_pipe() {
+        let work = tempfile::tempdir().unwrap();
+        std::fs::write(work.path().join("mine"), "x").unwrap();
+        let plan = Plan::new(work.path(), &[], false);
+        let holder = match Holder::start(&plan) {
+            Ok(h) => h,
+            Err(e) => {
+                // `arena doctor` reports the same refusal ("no namespace jail: ...").
+                println!("this machine refuses namespace jails: {e}");
+                assert!(probe(false).is_err());
+                return;
+            }
+        };
+        let root = holder.root();
+        assert!(
+            root.join("usr/bin").is_dir(),
+            "system directories are bound"
+        );
+        assert!(root
+            .join(work.path().strip_prefix("/").unwrap())
+            .join("mine")
+            .is_file());
+        assert!(root.join("tmp").is_dir());
+        assert!(!root.join("root").exists(), "nothing else of the host");
+        assert!(!root.join("home").exists());
+        let pid = holder.pid;
+        drop(holder);
+        let gone = (0..200).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            // SAFETY: reaping our own child without blocking; the list in ENDED may race
+            // with this, which is harmless.
+            let r = unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
+            r == pid || r < 0
+        });
+        assert!(gone, "the holder outlived its pipe");
+    }
+}
