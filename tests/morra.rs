@@ -33,9 +33,6 @@ fn argv_bots_get_six_arguments_with_empty_histories_in_round_one() {
         "--seed",
         "42",
         "--keep-work",
-        // One working copy per bot: its logs there cover all its games.
-        "--instances",
-        "1",
         "--out",
         &out_arg(&out),
     ]);
