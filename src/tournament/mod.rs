@@ -31,8 +31,8 @@ mod tests;
 
 use file::{BotEntry, Excluded, TournamentFile};
 use lineup::Lineup;
-use remote::{Mixed, NoRemotes, Remotes};
 use lock::{signal_name, OutputLock, Stops};
+use remote::{Mixed, NoRemotes, Remotes};
 use runner::Settings;
 
 /// What a finished run reports.

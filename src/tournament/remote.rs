@@ -36,7 +36,11 @@ pub trait Remotes: Send + Sync + 'static {
     fn capacity(&self, entrant: usize) -> usize;
     /// Learns the games left to play (bot `first + i` is entrant `i`) and resolves when the
     /// tournament may start.
-    fn start(&self, first: usize, pending: &[Pairing]) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+    fn start(
+        &self,
+        first: usize,
+        pending: &[Pairing],
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
     /// The tournament is over or stopped: no more games for anyone.
     fn close(&self);
 }
@@ -140,7 +144,11 @@ impl<R: Remotes> Seats for Mixed<R> {
         let Some(entrant) = bot.checked_sub(first) else {
             return Either::Local(self.lineup.player(bot, game));
         };
-        let seat = if game.seats[0] == bot { Seat::A } else { Seat::B };
+        let seat = if game.seats[0] == bot {
+            Seat::A
+        } else {
+            Seat::B
+        };
         let other = game.seats[1 - seat.index()];
         Either::Remote(self.remotes.player(RemoteSeat {
             entrant,
