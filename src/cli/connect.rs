@@ -135,9 +135,14 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
             }
             _ => break Err(anyhow::anyhow!("the server said `{}`", line.trim())),
         }
+        // A server that is gone after a game has ended its tournament (or was stopped: the
+        // games played are safe on its side either way).
         session = match hello(&args.addr, &args.name, &token).await {
             Ok(s) => s,
-            Err(e) => break Err(e),
+            Err(e) => {
+                eprintln!("the server is gone ({e:#}): stopping");
+                break Ok(());
+            }
         };
     };
     drop(session);
