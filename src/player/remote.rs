@@ -133,11 +133,10 @@ impl RemotePlayer {
             Err(f) => return Some(Err(f)),
         };
         // Whatever the client sent before this request is a reply to nothing.
-        while let Ok(event) = link.events.try_recv() {
-            match event {
-                Event::Closed => return None,
-                _ => return Some(Err(Failure::Illegal("reply before the request".into()))),
-            }
+        match link.events.try_recv() {
+            Ok(Event::Closed) => return None,
+            Ok(_) => return Some(Err(Failure::Illegal("reply before the request".into()))),
+            Err(_) => {}
         }
         if link.out.send(Out::Ask(line.to_string())).await.is_err() {
             return None;

@@ -360,10 +360,13 @@ impl Hub {
     }
 }
 
+/// One seat's connection, or why it has none.
+type Claimed = Result<Link, Failure>;
+
 /// The connections of one game's remote seats, claimed together.
 struct Claim {
     entrants: Vec<usize>,
-    links: tokio::sync::Mutex<Option<Vec<Option<Result<Link, Failure>>>>>,
+    links: tokio::sync::Mutex<Option<Vec<Option<Claimed>>>>,
     held: Vec<AtomicBool>,
 }
 

@@ -79,7 +79,7 @@ impl Remotes for NoRemotes {
 
 /// A local bot's player or a remote entrant's.
 pub enum Either<R> {
-    Local(ProcessPlayer),
+    Local(Box<ProcessPlayer>),
     Remote(R),
 }
 
@@ -142,7 +142,7 @@ impl<R: Remotes> Seats for Mixed<R> {
     fn player(&self, bot: usize, game: &GameSeed) -> Self::Player {
         let first = self.first_remote();
         let Some(entrant) = bot.checked_sub(first) else {
-            return Either::Local(self.lineup.player(bot, game));
+            return Either::Local(Box::new(self.lineup.player(bot, game)));
         };
         let seat = if game.seats[0] == bot {
             Seat::A
