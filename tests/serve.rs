@@ -121,7 +121,6 @@ impl Client {
 fn piped_client(port: u16, name: &str, seed: u64) -> std::thread::JoinHandle<usize> {
     let name = name.to_string();
     std::thread::spawn(move || {
-        let bot = bundled("othello").join("random");
         let mut games = 0;
         loop {
             let (mut c, ok) = Client::hello(port, &name, &format!("token-{name}"));
@@ -131,33 +130,91 @@ fn piped_client(port: u16, name: &str, seed: u64) -> std::thread::JoinHandle<usi
                 return games;
             }
             let id: u64 = first.split(' ').nth(1).unwrap().parse().unwrap();
-            let mut process = Command::new("/usr/bin/python3")
-                .arg("bot.py")
-                .current_dir(&bot)
-                .env("ARENA_SEED", arena::rng::derive_seed(seed, id).to_string())
-                .env("ARENA_GAME", "othello")
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut to_bot = process.stdin.take().unwrap();
-            let mut from_bot = BufReader::new(process.stdout.take().unwrap());
-            loop {
-                let request = c.line();
-                if request.is_empty() {
-                    break;
-                }
-                writeln!(to_bot, "{request}").unwrap();
-                let mut reply = String::new();
-                from_bot.read_line(&mut reply).unwrap();
-                c.send(&reply);
-            }
-            drop(to_bot);
-            let _ = process.kill();
-            let _ = process.wait();
+            pipe_game(&mut c, id, seed, None);
             games += 1;
         }
     })
+}
+
+/// Plays the rest of a game on `c` with the `random` bot (`pending`: a request already read).
+fn pipe_game(c: &mut Client, id: u64, seed: u64, mut pending: Option<String>) {
+    let bot = bundled("othello").join("random");
+    let mut process = Command::new("/usr/bin/python3")
+        .arg("bot.py")
+        .current_dir(&bot)
+        .env("ARENA_SEED", arena::rng::derive_seed(seed, id).to_string())
+        .env("ARENA_GAME", "othello")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut to_bot = process.stdin.take().unwrap();
+    let mut from_bot = BufReader::new(process.stdout.take().unwrap());
+    loop {
+        let request = pending.take().unwrap_or_else(|| c.line());
+        if request.is_empty() {
+            break;
+        }
+        writeln!(to_bot, "{request}").unwrap();
+        let mut reply = String::new();
+        from_bot.read_line(&mut reply).unwrap();
+        c.send(&reply);
+    }
+    drop(to_bot);
+    let _ = process.kill();
+    let _ = process.wait();
+}
+
+#[test]
+fn a_dropped_connection_replaced_within_the_grace_gets_the_game_back_issue_12() {
+    require_python3();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = entrants(tmp.path(), &["phoenix"]);
+    let out = tmp.path().join("out");
+    let greedy = bundled("othello").join("greedy");
+    let (mut server, port) = server(&[
+        "serve",
+        "othello",
+        "--gauntlet",
+        greedy.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--entrants",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "4",
+        "--jobs",
+        "1",
+        "--network-grace",
+        "3s",
+        "--no-sandbox",
+        "--quiet",
+    ]);
+    let mut played = 0;
+    loop {
+        let (mut c, ok) = Client::hello(port, "phoenix", "token-phoenix");
+        assert!(ok.starts_with("OK "), "{ok}");
+        let header = c.line();
+        if header == "END" {
+            break;
+        }
+        let id: u64 = header.split(' ').nth(1).unwrap().parse().unwrap();
+        let request = c.line();
+        drop(c);
+        // Back within the grace: the same game, from its header and the pending request.
+        let (mut c, ok) = Client::hello(port, "phoenix", "token-phoenix");
+        assert!(ok.starts_with("OK "), "{ok}");
+        assert_eq!(c.line(), header);
+        assert_eq!(c.line(), request);
+        pipe_game(&mut c, id, 4, Some(request));
+        played += 1;
+    }
+    assert_eq!(played, 2);
+    assert!(wait(&mut server, Duration::from_secs(60)).success());
+    let rows = games(&out);
+    assert!(rows.iter().all(|r| r["reason"] == "normal"), "{rows:?}");
 }
 
 fn rows_without_timing(out: &Path) -> Vec<Vec<String>> {
@@ -334,7 +391,7 @@ fn hostile_clients_lose_their_own_games_or_are_refused_issue_12() {
             std::thread::sleep(Duration::from_millis(500));
         }),
     ];
-    let fair = piped_client_named(port, "fair");
+    let fair = piped_client(port, "fair", 3);
     assert!(wait(&mut server, Duration::from_secs(120)).success());
     for c in clients {
         c.join().unwrap();
@@ -355,11 +412,6 @@ fn hostile_clients_lose_their_own_games_or_are_refused_issue_12() {
     lost("early", "illegal");
     let fair = game_between(&rows, "fair", "greedy");
     assert_eq!(fair["reason"], "normal", "{fair:?}");
-}
-
-/// The `random` bot over the wire, for an entrant of the hostile test.
-fn piped_client_named(port: u16, name: &str) -> std::thread::JoinHandle<usize> {
-    piped_client(port, name, 3)
 }
 
 #[test]

@@ -108,8 +108,8 @@ impl RemotePlayer {
         }
     }
 
-    /// A connection with the game's header sent on it.
-    async fn connected(&mut self) -> Result<&mut Link, Failure> {
+    /// A connection with the game's header sent on it; `None`: it dropped at once.
+    async fn connected(&mut self) -> Result<Option<&mut Link>, Failure> {
         if self.link.is_none() {
             let mut link = self.door.connect(self.dropped).await?;
             let header = format!("{}\n", self.header);
@@ -118,18 +118,19 @@ impl RemotePlayer {
                     return Err(Failure::Illegal("reply before the request".into()));
                 }
                 self.dropped = true;
-                return Err(Failure::Crash("the connection dropped".into()));
+                return Ok(None);
             }
             self.link = Some(link);
         }
-        Ok(self.link.as_mut().expect("connected above"))
+        Ok(self.link.as_mut())
     }
 
     /// One request and its reply on the current connection; `None`: the connection dropped.
     async fn exchange(&mut self, line: &str) -> Option<Result<String, Failure>> {
         let limit = self.limit;
         let link = match self.connected().await {
-            Ok(link) => link,
+            Ok(Some(link)) => link,
+            Ok(None) => return None,
             Err(f) => return Some(Err(f)),
         };
         // Whatever the client sent before this request is a reply to nothing.
