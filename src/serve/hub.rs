@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{broadcast, oneshot, watch};
 use tokio::time::Instant;
 
 use crate::game::GameKind;
@@ -82,6 +82,20 @@ struct State {
     next_id: u64,
 }
 
+/// What happened to the entrants, for whoever watches (a later web page): sent on
+/// [`Hub::subscribe`]'s channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HubEvent {
+    /// An entrant has a new waiting connection.
+    Waiting { entrant: usize },
+    /// The tournament started.
+    Started,
+    /// A game of an entrant is over.
+    GameOver { entrant: usize },
+    /// No more games for anyone.
+    Closed,
+}
+
 /// When the tournament starts.
 #[derive(Debug, Clone)]
 pub struct Start {
@@ -102,6 +116,7 @@ pub struct Hub {
     changed: watch::Sender<u64>,
     /// Games whose two seats are both remote: their players claim connections together.
     claims: Mutex<HashMap<u64, Arc<Claim>>>,
+    events: broadcast::Sender<HubEvent>,
 }
 
 impl Hub {
@@ -125,7 +140,17 @@ impl Hub {
             }),
             changed: watch::channel(0).0,
             claims: Mutex::new(HashMap::new()),
+            events: broadcast::channel(1024).0,
         })
+    }
+
+    /// The hub's events from now on (a slow reader misses the oldest, it never stalls us).
+    pub fn subscribe(&self) -> broadcast::Receiver<HubEvent> {
+        self.events.subscribe()
+    }
+
+    fn tell(&self, event: HubEvent) {
+        let _ = self.events.send(event);
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -165,6 +190,7 @@ impl Hub {
         slot.last_seen = Some(Instant::now());
         drop(state);
         self.bump();
+        self.tell(HubEvent::Waiting { entrant });
         Ok((id, rx))
     }
 
@@ -224,6 +250,8 @@ impl Hub {
         for slot in &mut state.slots {
             slot.last_seen = Some(now);
         }
+        drop(state);
+        self.tell(HubEvent::Started);
     }
 
     /// Takes one waiting connection of each of `entrants` at once (so that two games never
@@ -314,6 +342,7 @@ impl Hub {
         }
         drop(state);
         self.bump();
+        self.tell(HubEvent::GameOver { entrant });
     }
 
     /// No more games for anyone: waiting connections get `END`.
@@ -325,6 +354,7 @@ impl Hub {
         }
         drop(state);
         self.bump();
+        self.tell(HubEvent::Closed);
     }
 
     /// The door of one remote seat of a game. `pair`: both seats' entrants when both are
@@ -438,6 +468,7 @@ mod tests {
     #[tokio::test]
     async fn two_games_of_the_same_two_entrants_with_one_connection_each_take_turns() {
         let hub = hub(Duration::from_secs(5), 2);
+        let mut events = hub.subscribe();
         let _x = hub.hello(0).unwrap();
         let _y = hub.hello(1).unwrap();
         hub.begin(vec![2, 2]).await;
@@ -465,6 +496,7 @@ mod tests {
         });
         let (a, b) = both.await.expect("the other game starts");
         assert!(a.is_ok() && b.is_ok());
+        assert_eq!(events.try_recv(), Ok(HubEvent::Waiting { entrant: 0 }));
     }
 
     #[tokio::test]
