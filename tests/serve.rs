@@ -87,14 +87,26 @@ struct Client {
 
 impl Client {
     fn open(port: u16) -> Client {
-        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        Client::try_open(port).expect("the server is listening")
+    }
+
+    fn try_open(port: u16) -> Option<Client> {
+        let stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
             .unwrap();
-        Client {
+        Some(Client {
             reader: BufReader::new(stream.try_clone().unwrap()),
             writer: stream,
-        }
+        })
+    }
+
+    /// `HELLO` and the answer, or `None` if the server is gone (refused, or closed at once).
+    fn try_hello(port: u16, name: &str, token: &str) -> Option<(Client, String)> {
+        let mut c = Client::try_open(port)?;
+        c.send(&format!("HELLO {name} {token}\n"));
+        let ok = c.line();
+        (!ok.is_empty()).then_some((c, ok))
     }
 
     fn hello(port: u16, name: &str, token: &str) -> (Client, String) {
@@ -123,7 +135,10 @@ fn piped_client(port: u16, name: &str, seed: u64) -> std::thread::JoinHandle<usi
     std::thread::spawn(move || {
         let mut games = 0;
         loop {
-            let (mut c, ok) = Client::hello(port, &name, &format!("token-{name}"));
+            // A server done with its tournament may be gone before it can say `END`.
+            let Some((mut c, ok)) = Client::try_hello(port, &name, &format!("token-{name}")) else {
+                return games;
+            };
             assert!(ok.starts_with("OK "), "{ok}");
             let first = c.line();
             if first == "END" {
@@ -195,6 +210,10 @@ fn a_dropped_connection_replaced_within_the_grace_gets_the_game_back_issue_12() 
     let mut played = 0;
     loop {
         let (mut c, ok) = Client::hello(port, "phoenix", "token-phoenix");
+        // A server done with its tournament may be gone before it can say `END`.
+        if ok.is_empty() && played == 2 {
+            break;
+        }
         assert!(ok.starts_with("OK "), "{ok}");
         let header = c.line();
         if header == "END" {
@@ -348,17 +367,19 @@ fn hostile_clients_lose_their_own_games_or_are_refused_issue_12() {
     long.send(&"H".repeat(5000));
     assert_eq!(long.line(), "ERROR line too long");
     // Idle connections past the cap are turned away at once, and memory stays bounded.
-    let idle: Vec<Client> = (0..300).map(|_| Client::open(port)).collect();
+    let mut idle: Vec<Client> = (0..300).map(|_| Client::open(port)).collect();
     let mut refused = 0;
-    for mut c in idle.into_iter().skip(250) {
+    // All of them stay open while the last ones are read: a closed one frees its place.
+    for c in idle.iter_mut().skip(250) {
         c.writer
-            .set_read_timeout(Some(Duration::from_millis(200)))
+            .set_read_timeout(Some(Duration::from_millis(500)))
             .unwrap();
         if c.line().starts_with("ERROR the server is busy") {
             refused += 1;
         }
     }
     assert!(refused > 0, "no idle connection past the cap was refused");
+    drop(idle);
     // A slowloris that never finishes its HELLO does not block anyone.
     let mut slow = Client::open(port);
     slow.send("HEL");
