@@ -17,6 +17,10 @@ use crate::player::process::MoveLimits;
 use crate::schedule::Shard;
 use crate::standings::grades::Rule;
 
+#[path = "config_serve.rs"]
+mod serve_options;
+pub use serve_options::{ServeOptions, DEFAULT_LISTEN};
+
 /// Everything a tournament run needs.
 #[derive(Debug, Clone, Args, Serialize, Deserialize)]
 pub struct RunConfig {
@@ -45,6 +49,11 @@ pub struct RunConfig {
 
     #[command(flatten, next_help_heading = "Output")]
     pub output: OutputOptions,
+
+    /// The network options of `arena serve`; `None` for `arena run`.
+    #[arg(skip)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serve: Option<ServeOptions>,
 }
 
 /// Who plays whom, how often, and in what order.
@@ -224,7 +233,8 @@ impl RunConfig {
         if self.tournament.opening_plies > 0 && !game.has_openings() {
             bail!("`--opening-plies` applies to othello and gomoku, not `{game}`");
         }
-        if self.bots.is_empty() {
+        // `arena serve` may have remote entrants only.
+        if self.bots.is_empty() && self.serve.is_none() {
             let dir = PathBuf::from("bots").join(game.name());
             if !dir.is_dir() {
                 bail!(

@@ -17,5 +17,6 @@ pub mod results;
 pub mod rng;
 pub mod sandbox;
 pub mod schedule;
+pub mod serve;
 pub mod standings;
 pub mod tournament;

@@ -11,8 +11,10 @@ use crate::config::RunConfig;
 use crate::game::{GameConfig, GameKind};
 use crate::tournament;
 
+mod connect;
 mod doctor;
 mod play;
+mod serve;
 mod standings;
 
 /// Round-robin tournaments between bots that are separate programs.
@@ -36,6 +38,13 @@ pub enum Command {
     Doctor,
     /// Play a game yourself, at the terminal, against a bot.
     Play(PlayArgs),
+    /// Run a tournament whose players are local bots and remote entrants who connect over
+    /// TCP (see "Playing over the network" in the README).
+    Serve(Box<serve::ServeArgs>),
+    /// Print a new entrant's `[[entrant]]` table (stdout) and token (stderr).
+    Entrant(serve::EntrantArgs),
+    /// Play a local bot on an `arena serve` tournament, one connection per game.
+    Connect(connect::ConnectArgs),
 }
 
 #[derive(Debug, Args)]
@@ -98,6 +107,21 @@ pub fn main() -> Result<()> {
             run_tournament(jobs, quiet, &out, move || tournament::run(config))
         }
         Command::Standings(args) => standings::run(args),
+        Command::Serve(args) => {
+            let config = args.config()?;
+            let (jobs, quiet, out) = (
+                config.jobs(),
+                config.output.quiet,
+                config.out().to_path_buf(),
+            );
+            run_tournament(jobs, quiet, &out, move || crate::serve::serve(config))
+        }
+        Command::Entrant(args) => serve::entrant(args),
+        Command::Connect(args) => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?
+            .block_on(connect::connect(args)),
         Command::Play(args) => {
             let opts = play::PlayOptions {
                 game: args.game,
@@ -131,7 +155,7 @@ pub fn main() -> Result<()> {
             let dir = args.dir.clone();
             let threads = jobs.map_or(crate::config::num_cpus(), |j| j as usize);
             run_tournament(threads, quiet, &args.dir, move || async move {
-                tournament::resume(&dir, jobs, quiet).await
+                crate::serve::resume(&dir, jobs, quiet).await
             })
         }
     }

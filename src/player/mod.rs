@@ -14,6 +14,7 @@ pub mod human;
 mod io;
 mod pause;
 pub mod process;
+pub mod remote;
 pub mod scripted;
 
 /// Why a player gave no usable reply.

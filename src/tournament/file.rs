@@ -45,6 +45,24 @@ pub struct BotEntry {
     /// SHA-256 of each of the bot's files, by path within the bot, so a resumed tournament
     /// can refuse bots that changed.
     pub checksums: BTreeMap<String, String>,
+    /// A remote entrant of `arena serve` (it has no program here); listed after the local bots.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub remote: bool,
+}
+
+impl BotEntry {
+    /// The entry of a remote entrant.
+    pub fn remote(name: String) -> BotEntry {
+        BotEntry {
+            source: PathBuf::from(format!("remote:{name}")),
+            name,
+            command: Vec::new(),
+            protocol: Protocol::Lines,
+            program: PathBuf::new(),
+            checksums: BTreeMap::new(),
+            remote: true,
+        }
+    }
 }
 
 /// A bot left out of the tournament.
@@ -101,6 +119,7 @@ impl TournamentFile {
     pub fn sources(&self) -> Result<Vec<BotSource>> {
         self.bots
             .iter()
+            .filter(|b| !b.remote)
             .map(|b| {
                 b.source
                     .to_string_lossy()

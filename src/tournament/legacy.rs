@@ -116,6 +116,7 @@ impl LegacyFile {
                 anchor: self.anchor,
                 quiet: false,
             },
+            serve: None,
         };
         Ok(TournamentFile {
             format: FORMAT,

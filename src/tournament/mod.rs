@@ -24,6 +24,7 @@ pub mod file;
 mod legacy;
 mod lineup;
 mod lock;
+pub mod remote;
 pub mod runner;
 #[cfg(test)]
 mod tests;
@@ -31,6 +32,7 @@ mod tests;
 use file::{BotEntry, Excluded, TournamentFile};
 use lineup::Lineup;
 use lock::{signal_name, OutputLock, Stops};
+use remote::{Mixed, NoRemotes, Remotes};
 use runner::Settings;
 
 /// What a finished run reports.
@@ -106,6 +108,12 @@ impl std::error::Error for Interrupted {}
 
 /// Runs a new tournament into the configuration's output directory.
 pub async fn run(config: RunConfig) -> Result<Summary> {
+    run_with(config, Arc::new(NoRemotes)).await
+}
+
+/// Runs a new tournament whose players are the configuration's bots and `remotes`.
+pub async fn run_with<R: Remotes>(config: RunConfig, remotes: Arc<R>) -> Result<Summary> {
+    let remote_count = remotes.names().len();
     let started = Instant::now();
     let started_wall = std::time::SystemTime::now();
     let out = config.out().to_path_buf();
@@ -131,10 +139,10 @@ pub async fn run(config: RunConfig) -> Result<Summary> {
         );
     }
     let specs = loaded.specs;
-    if specs.len() < 2 && config.tournament.gauntlet.is_empty() {
+    if specs.len() + remote_count < 2 && config.tournament.gauntlet.is_empty() {
         bail!(
             "a tournament needs at least two bots, got {}{}",
-            specs.len(),
+            specs.len() + remote_count,
             if loaded.rejected.is_empty() {
                 ""
             } else {
@@ -169,7 +177,7 @@ pub async fn run(config: RunConfig) -> Result<Summary> {
         eprintln!("warning: bot `{}` is left out: {reason}", spec.name);
     }
     // A gauntlet whose candidates all failed still grades them (as never run).
-    if bots.len() < 2 && references.is_empty() {
+    if bots.len() + remote_count < 2 && references.is_empty() {
         bail!("fewer than two bots are ready to play (see the warnings above)");
     }
     let mut entries = Vec::new();
@@ -186,8 +194,10 @@ pub async fn run(config: RunConfig) -> Result<Summary> {
             protocol: b.spec.protocol,
             program: b.program.clone(),
             checksums: crate::bot::checksums(&b.spec.source, &config.sandbox.share)?,
+            remote: false,
         });
     }
+    entries.extend(remotes.names().into_iter().map(BotEntry::remote));
     let info = TournamentFile {
         format: file::FORMAT,
         arena_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -213,7 +223,7 @@ pub async fn run(config: RunConfig) -> Result<Summary> {
     };
     info.write(&out)?;
     let writer = GamesWriter::create(&games_path)?;
-    let summary = finish(info, workspace, bots, Vec::new(), writer, started).await;
+    let summary = finish(info, workspace, bots, Vec::new(), writer, started, remotes).await;
     drop(lock);
     summary
 }
@@ -222,6 +232,16 @@ pub async fn run(config: RunConfig) -> Result<Summary> {
 /// finished games are kept, the others are played. `jobs` and `quiet` may differ from the
 /// interrupted run's.
 pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summary> {
+    resume_with(out, jobs, quiet, Arc::new(NoRemotes)).await
+}
+
+/// Continues an interrupted tournament with `remotes` for its remote entrants.
+pub async fn resume_with<R: Remotes>(
+    out: &Path,
+    jobs: Option<u32>,
+    quiet: bool,
+    remotes: Arc<R>,
+) -> Result<Summary> {
     let started = Instant::now();
     let mut info = TournamentFile::read(out)?;
     let lock = OutputLock::acquire(out)?;
@@ -279,7 +299,7 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
         info.run,
         plural(done.len(), "game")
     );
-    let summary = finish(info, workspace, bots, done, writer, started).await;
+    let summary = finish(info, workspace, bots, done, writer, started, remotes).await;
     drop(lock);
     summary
 }
@@ -360,19 +380,23 @@ fn schedule(config: &RunConfig, names: &[&str], references: &[String]) -> Vec<Pa
 }
 
 /// Plays the games of the schedule not yet played, then writes the outputs of all games.
-async fn finish(
+async fn finish<R: Remotes>(
     info: TournamentFile,
     workspace: Workspace,
     bots: Vec<Arc<PreparedBot>>,
     mut records: Vec<GameRecord>,
     mut writer: GamesWriter,
     started: Instant,
+    remotes: Arc<R>,
 ) -> Result<Summary> {
     let config = &info.config;
     let out = config.out().to_path_buf();
     let before = records.len();
     let references = &info.gauntlet;
-    let names: Vec<&str> = bots.iter().map(|b| b.spec.name.as_str()).collect();
+    let remote_names = remotes.names();
+    let names: Vec<&str> = (bots.iter().map(|b| b.spec.name.as_str()))
+        .chain(remote_names.iter().map(String::as_str))
+        .collect();
     let schedule = schedule(config, &names, references);
     let total = schedule.len();
     let done: HashSet<u64> = records.iter().map(|r| r.game_id).collect();
@@ -392,7 +416,7 @@ async fn finish(
         move_time: limits.move_time,
     });
     let instances = workspace.instances(bots.len());
-    let lineup = Arc::new(Lineup::new(
+    let lineup = Lineup::new(
         bots,
         instances,
         config.instances(),
@@ -404,15 +428,17 @@ async fn finish(
             pause: config.pause_opponent(),
             tag: String::new(),
         },
-    ));
+    );
+    let seats = Arc::new(Mixed::new(lineup, Arc::clone(&remotes), config.jobs()));
+    remotes.start(seats.first_remote(), &pending).await;
     // One listener for the whole run: it keeps a signal that arrives between two polls.
     let mut stops = Stops::listen()?;
     let mut stopped_by = 0;
     let progress = progress_bar(pending.len() as u64, !config.output.quiet);
     let played = runner::play_schedule(
         &settings,
-        &lineup,
-        lineup.bots.len(),
+        &seats,
+        seats.len(),
         pending,
         async {
             stopped_by = stops.next().await;
@@ -426,6 +452,7 @@ async fn finish(
     )
     .await;
     progress.finish_and_clear();
+    remotes.close();
     if played.as_ref().is_ok_and(|p| p.interrupted) {
         tokio::spawn(async move {
             // A second signal exits at once, even while the workspace is cleaned up.
@@ -433,7 +460,7 @@ async fn finish(
             std::process::exit(128 + signal);
         });
     }
-    let bots = Arc::into_inner(lineup).map_or_else(Vec::new, |l| l.bots);
+    let bots = Arc::into_inner(seats).map_or_else(Vec::new, |s| s.lineup.bots);
     let closed = workspace.close(bots);
     let played = played?;
     closed?;

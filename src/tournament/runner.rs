@@ -49,6 +49,8 @@ pub struct GameSeed {
     pub game_id: u64,
     /// The game's seed, for `ARENA_SEED`.
     pub seed: u64,
+    /// The players of the game, seat A first (indices into the schedule's bots).
+    pub seats: [usize; 2],
 }
 
 /// What is the same for every game of a run.
@@ -185,6 +187,7 @@ async fn play_game<S: Seats>(
     let game = GameSeed {
         game_id: pairing.game_id,
         seed: derive_seed(settings.seed, pairing.game_id),
+        seats: pairing.seats,
     };
     let names = pairing.seats.map(|s| seats.name(s).to_string());
     let opening_seed = derive_seed(settings.seed ^ OPENING_SALT, pairing.opening);

@@ -1,0 +1,48 @@
+//! The options of `arena serve` that `arena run` does not have: where to listen, who may
+//! connect, the network's allowance on the clock, and when the tournament starts. Recorded in
+//! `tournament.json` (never a token) so that `arena resume` serves again.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+/// The default `--listen`: loopback only; a public address must be asked for.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:7878";
+
+/// How `arena serve` meets its remote entrants.
+#[derive(Debug, Clone, Args, Serialize, Deserialize)]
+pub struct ServeOptions {
+    /// The address to listen on for entrants' connections (`0.0.0.0:7000` for every
+    /// interface).
+    #[arg(long, default_value = DEFAULT_LISTEN, value_name = "ADDR")]
+    pub listen: String,
+
+    /// A TOML file of `[[entrant]]` tables (`name`, `token_sha256`): who may connect
+    /// (`arena entrant NAME` makes one).
+    #[arg(long, value_name = "FILE")]
+    pub entrants: PathBuf,
+
+    /// Time added to every remote move for the network, and how long a dropped connection
+    /// (or an entrant who is not connected when its game is due) is waited for.
+    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
+    #[serde(with = "super::duration")]
+    pub network_grace: Duration,
+
+    /// Start when this many entrants are connected [default: all of them].
+    #[arg(long, value_name = "N")]
+    pub start_when: Option<u32>,
+
+    /// Start at this time (RFC 3339, `2026-11-24T09:00:00Z`) even if not everyone is
+    /// connected.
+    #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
+    pub start_at: Option<String>,
+}
+
+/// Checks a `--start-at` time; it is kept as text.
+fn parse_start_at(text: &str) -> Result<String, String> {
+    humantime::parse_rfc3339_weak(text)
+        .map(|_| text.to_string())
+        .map_err(|e| format!("`{text}` is not a time like `2026-11-24T09:00:00Z`: {e}"))
+}

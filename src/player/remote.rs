@@ -1,0 +1,364 @@
+//! A remote player: a program on another machine that answers over a connection the server
+//! hands it. The clock runs at the server, from sending a request to receiving its reply,
+//! plus a grace for the network; a dropped connection may be replaced within that grace.
+//!
+//! The player sees a connection as a [`Link`]: lines to the client, [`Event`]s from it. A
+//! transport (TCP here, HTTP later) makes links; [`pump`] is the one for any byte stream.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+use super::io::{encode_line, MAX_REPLY};
+use super::{Failure, Player, Request};
+
+/// How long a write to a client may block (a client that never reads): the connection is
+/// then dropped.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A line from the server to a client.
+#[derive(Debug)]
+pub enum Out {
+    /// A line that asks for nothing (`GAME ...`).
+    Tell(String),
+    /// A request: the client answers with one line.
+    Ask(String),
+}
+
+/// What a client did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A reply line, without its end of line.
+    Line(String),
+    /// A reply longer than [`MAX_REPLY`] bytes.
+    TooLong,
+    /// The client sent bytes when nothing was asked.
+    Early,
+    /// The connection closed, or a write to it failed or timed out.
+    Closed,
+}
+
+/// One connection as a game sees it.
+pub struct Link {
+    pub out: mpsc::Sender<Out>,
+    pub events: mpsc::Receiver<Event>,
+}
+
+/// The transport's end of a [`Link`].
+pub struct LinkEnd {
+    pub out: mpsc::Receiver<Out>,
+    pub events: mpsc::Sender<Event>,
+}
+
+/// A connected pair of ends.
+pub fn link() -> (Link, LinkEnd) {
+    let (out_tx, out_rx) = mpsc::channel(4);
+    let (ev_tx, ev_rx) = mpsc::channel(4);
+    (
+        Link {
+            out: out_tx,
+            events: ev_rx,
+        },
+        LinkEnd {
+            out: out_rx,
+            events: ev_tx,
+        },
+    )
+}
+
+/// A future a [`Door`] returns.
+pub type Pending<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Where a remote player gets its connections (the server's registry of entrants).
+pub trait Door: Send + Sync {
+    /// A connection for the player's game: the first one, or (`again`) one to replace a
+    /// connection that dropped. An error is how the game is lost (not connected in time).
+    fn connect(&self, again: bool) -> Pending<'_, Result<Link, Failure>>;
+    /// The game is over for this player (also called when it is dropped unfinished).
+    fn done(&self);
+}
+
+/// A remote entrant playing one game.
+pub struct RemotePlayer {
+    door: Box<dyn Door>,
+    /// The line that opens the game on every connection it is played on.
+    header: String,
+    /// The time a move may take, network grace included.
+    limit: Duration,
+    link: Option<Link>,
+    /// Whether a connection of this game has dropped.
+    dropped: bool,
+    finished: bool,
+}
+
+impl RemotePlayer {
+    /// A player whose game opens with `header` (`GAME ...`, no end of line) and whose moves
+    /// may take `limit` from request to reply.
+    pub fn new(door: Box<dyn Door>, header: String, limit: Duration) -> Self {
+        RemotePlayer {
+            door,
+            header,
+            limit,
+            link: None,
+            dropped: false,
+            finished: false,
+        }
+    }
+
+    /// A connection with the game's header sent on it; `None`: it dropped at once.
+    async fn connected(&mut self) -> Result<Option<&mut Link>, Failure> {
+        if self.link.is_none() {
+            let mut link = self.door.connect(self.dropped).await?;
+            let header = format!("{}\n", self.header);
+            if link.out.send(Out::Tell(header)).await.is_err() {
+                if let Ok(Event::Early) = link.events.try_recv() {
+                    return Err(Failure::Illegal("reply before the request".into()));
+                }
+                self.dropped = true;
+                return Ok(None);
+            }
+            self.link = Some(link);
+        }
+        Ok(self.link.as_mut())
+    }
+
+    /// One request and its reply on the current connection; `None`: the connection dropped.
+    async fn exchange(&mut self, line: &str) -> Option<Result<String, Failure>> {
+        let limit = self.limit;
+        let link = match self.connected().await {
+            Ok(Some(link)) => link,
+            Ok(None) => return None,
+            Err(f) => return Some(Err(f)),
+        };
+        // Whatever the client sent before this request is a reply to nothing.
+        match link.events.try_recv() {
+            Ok(Event::Closed) => return None,
+            Ok(_) => return Some(Err(Failure::Illegal("reply before the request".into()))),
+            Err(_) => {}
+        }
+        if link.out.send(Out::Ask(line.to_string())).await.is_err() {
+            return None;
+        }
+        match tokio::time::timeout(limit, link.events.recv()).await {
+            Err(_) => Some(Err(Failure::Timeout)),
+            Ok(None | Some(Event::Closed)) => None,
+            Ok(Some(Event::Line(reply))) => Some(Ok(reply)),
+            Ok(Some(Event::TooLong)) => Some(Err(Failure::Illegal(format!(
+                "a reply line longer than {MAX_REPLY} bytes"
+            )))),
+            Ok(Some(Event::Early)) => {
+                Some(Err(Failure::Illegal("reply before the request".into())))
+            }
+        }
+    }
+}
+
+impl Player for RemotePlayer {
+    async fn ask(&mut self, request: Request<'_>) -> Result<String, Failure> {
+        let line = encode_line(request.fields);
+        loop {
+            if let Some(reply) = self.exchange(&line).await {
+                return reply;
+            }
+            // The connection dropped: a new one within the grace gets the game again, from
+            // its header and this request.
+            self.link = None;
+            self.dropped = true;
+        }
+    }
+
+    async fn finish(&mut self) {
+        self.link = None;
+        if !self.finished {
+            self.finished = true;
+            self.door.done();
+        }
+    }
+}
+
+impl Drop for RemotePlayer {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.door.done();
+        }
+    }
+}
+
+/// Carries a link's lines over a byte stream until the game drops its end: writes what the
+/// game sends (each write bounded by [`WRITE_TIMEOUT`]), reads one reply line per request,
+/// and reports bytes that come when nothing was asked. Returns when the game is over or the
+/// connection is gone.
+pub async fn pump<R, W>(reader: &mut R, writer: &mut W, mut end: LinkEnd)
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    loop {
+        tokio::select! {
+            out = end.out.recv() => {
+                let Some(out) = out else { return };
+                let (line, asked) = match out {
+                    Out::Tell(line) => (line, false),
+                    Out::Ask(line) => (line, true),
+                };
+                let write = async {
+                    writer.write_all(line.as_bytes()).await?;
+                    writer.flush().await
+                };
+                if !matches!(tokio::time::timeout(WRITE_TIMEOUT, write).await, Ok(Ok(()))) {
+                    let _ = end.events.send(Event::Closed).await;
+                    return;
+                }
+                if asked {
+                    let event = read_reply(reader).await;
+                    let closed = matches!(event, Event::Closed | Event::TooLong);
+                    if end.events.send(event).await.is_err() || closed {
+                        return;
+                    }
+                }
+            }
+            early = reader.fill_buf() => {
+                let event = match early {
+                    Ok([]) | Err(_) => Event::Closed,
+                    Ok(_) => Event::Early,
+                };
+                let _ = end.events.send(event).await;
+                return;
+            }
+        }
+    }
+}
+
+/// Reads one reply line of at most [`MAX_REPLY`] bytes.
+pub async fn read_reply<R: AsyncBufRead + Unpin>(reader: &mut R) -> Event {
+    let mut line = Vec::new();
+    loop {
+        let available = match reader.fill_buf().await {
+            Ok([]) | Err(_) => return Event::Closed,
+            Ok(bytes) => bytes,
+        };
+        let (chunk, used) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], i + 1),
+            None => (available, available.len()),
+        };
+        line.extend_from_slice(chunk);
+        let found = used > chunk.len();
+        reader.consume(used);
+        if line.len() > MAX_REPLY {
+            return Event::TooLong;
+        }
+        if found {
+            return Event::Line(String::from_utf8_lossy(&line).trim().to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    use crate::game::{GameKind, Seat};
+
+    /// A door that hands out the links it is given, then fails.
+    struct Links(Mutex<Vec<Link>>, Arc<Mutex<bool>>);
+
+    impl Door for Links {
+        fn connect(&self, _again: bool) -> Pending<'_, Result<Link, Failure>> {
+            let next = self.0.lock().unwrap().pop();
+            Box::pin(async move { next.ok_or(Failure::Crash("the connection dropped".into())) })
+        }
+        fn done(&self) {
+            *self.1.lock().unwrap() = true;
+        }
+    }
+
+    fn player(links: Vec<Link>) -> (RemotePlayer, Arc<Mutex<bool>>) {
+        let done = Arc::new(Mutex::new(false));
+        let door = Links(Mutex::new(links), Arc::clone(&done));
+        let p = RemotePlayer::new(Box::new(door), "GAME 1".into(), Duration::from_millis(300));
+        (p, done)
+    }
+
+    async fn ask(p: &mut RemotePlayer) -> Result<String, Failure> {
+        let rules = GameKind::Othello.new_game(&Default::default());
+        let fields = vec!["a".to_string(), String::new()];
+        p.ask(Request {
+            fields: &fields,
+            seat: Seat::A,
+            history: &[],
+            rules: rules.as_ref(),
+        })
+        .await
+    }
+
+    fn stream(client: &'static [u8]) -> (Link, tokio::task::JoinHandle<Vec<u8>>) {
+        let (link, end) = link();
+        let task = tokio::spawn(async move {
+            let (mut ours, mut theirs) = tokio::io::duplex(1 << 20);
+            theirs.write_all(client).await.unwrap();
+            let (r, mut w) = tokio::io::split(&mut ours);
+            let mut r = tokio::io::BufReader::new(r);
+            pump(&mut r, &mut w, end).await;
+            drop((r, w));
+            let mut seen = Vec::new();
+            drop(ours);
+            let _ = tokio::io::AsyncReadExt::read_to_end(&mut theirs, &mut seen).await;
+            seen
+        });
+        (link, task)
+    }
+
+    #[tokio::test]
+    async fn a_reply_line_answers_the_request_and_the_header_comes_first() {
+        let (link, end) = link();
+        let (mut ours, theirs) = tokio::io::duplex(1 << 16);
+        let server = tokio::spawn(async move {
+            let (r, mut w) = tokio::io::split(theirs);
+            let mut r = tokio::io::BufReader::new(r);
+            pump(&mut r, &mut w, end).await;
+        });
+        let (mut q, done) = player(vec![link]);
+        let client = tokio::spawn(async move {
+            let mut r = tokio::io::BufReader::new(&mut ours);
+            let mut line = String::new();
+            r.read_line(&mut line).await.unwrap();
+            assert_eq!(line, "GAME 1\n");
+            line.clear();
+            r.read_line(&mut line).await.unwrap();
+            assert_eq!(line, "a -\n");
+            r.get_mut().write_all(b"d3\n").await.unwrap();
+        });
+        assert_eq!(ask(&mut q).await, Ok("d3".to_string()));
+        client.await.unwrap();
+        q.finish().await;
+        server.await.unwrap();
+        assert!(*done.lock().unwrap());
+    }
+
+    #[tokio::test]
+    async fn sending_before_the_request_is_illegal() {
+        let (l, _task) = stream(b"c4\n");
+        let (mut p, _) = player(vec![l]);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let reply = ask(&mut p).await;
+        assert_eq!(
+            reply,
+            Err(Failure::Illegal("reply before the request".into()))
+        );
+    }
+
+    #[tokio::test]
+    async fn silence_is_a_timeout_and_a_drop_without_reconnection_a_crash() {
+        let (silent, _end) = link();
+        let (mut p, _) = player(vec![silent]);
+        assert_eq!(ask(&mut p).await, Err(Failure::Timeout));
+        let (gone, end) = link();
+        drop(end);
+        let (mut p, _) = player(vec![gone]);
+        assert!(matches!(ask(&mut p).await, Err(Failure::Crash(_))));
+    }
+}

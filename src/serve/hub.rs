@@ -1,0 +1,512 @@
+//! The server's one registry of entrants: their waiting connections, their games under way
+//! and left to play, and games waiting for a dropped connection to come back. Every front
+//! door (TCP now, HTTP later) hands connections in here, and the tournament's remote players
+//! take them out.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::{broadcast, oneshot, watch};
+use tokio::time::Instant;
+
+use crate::game::GameKind;
+use crate::player::remote::{link, Door, Link, LinkEnd, Pending};
+use crate::player::Failure;
+
+use super::entrants::Entrants;
+
+/// The most waiting connections one entrant may have.
+pub const MAX_WAITING: usize = 64;
+
+/// What a waiting connection is given.
+pub enum Assignment {
+    /// A game: carry its lines.
+    Game(LinkEnd),
+    /// No more games for this entrant.
+    End,
+}
+
+struct Waiter {
+    id: u64,
+    tx: oneshot::Sender<Assignment>,
+}
+
+#[derive(Default)]
+struct Slot {
+    waiting: VecDeque<Waiter>,
+    /// Games holding one of its connections.
+    active: usize,
+    /// Games left to play (known once the tournament starts).
+    left: Option<usize>,
+    /// When it last had a connection or a game (its absence is counted from then).
+    last_seen: Option<Instant>,
+    /// Games whose connection dropped, waiting for a new one.
+    orphans: VecDeque<oneshot::Sender<Link>>,
+}
+
+impl Slot {
+    fn prune(&mut self) {
+        self.waiting.retain(|w| !w.tx.is_closed());
+        self.orphans.retain(|o| !o.is_closed());
+    }
+
+    fn connected(&self) -> bool {
+        self.waiting.iter().any(|w| !w.tx.is_closed())
+    }
+
+    /// A waiting connection, given a game; `None` if none is left.
+    fn take(&mut self) -> Option<Link> {
+        while let Some(w) = self.waiting.pop_front() {
+            let (ours, theirs) = link();
+            if w.tx.send(Assignment::Game(theirs)).is_ok() {
+                return Some(ours);
+            }
+        }
+        None
+    }
+
+    fn end(&mut self) {
+        for w in self.waiting.drain(..) {
+            let _ = w.tx.send(Assignment::End);
+        }
+    }
+}
+
+#[derive(Default)]
+struct State {
+    started: bool,
+    closed: bool,
+    slots: Vec<Slot>,
+    next_id: u64,
+}
+
+/// What happened to the entrants, for whoever watches (a later web page): sent on
+/// [`Hub::subscribe`]'s channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HubEvent {
+    /// An entrant has a new waiting connection.
+    Waiting { entrant: usize },
+    /// The tournament started.
+    Started,
+    /// A game of an entrant is over.
+    GameOver { entrant: usize },
+    /// No more games for anyone.
+    Closed,
+}
+
+/// When the tournament starts.
+#[derive(Debug, Clone)]
+pub struct Start {
+    /// Once this many entrants are connected.
+    pub when: usize,
+    /// At this time at the latest.
+    pub at: Option<SystemTime>,
+}
+
+/// The registry of entrants and their connections.
+pub struct Hub {
+    pub game: GameKind,
+    pub entrants: Entrants,
+    pub move_time: Duration,
+    pub grace: Duration,
+    start: Start,
+    state: Mutex<State>,
+    changed: watch::Sender<u64>,
+    /// Games whose two seats are both remote: their players claim connections together.
+    claims: Mutex<HashMap<u64, Arc<Claim>>>,
+    events: broadcast::Sender<HubEvent>,
+}
+
+impl Hub {
+    pub fn new(
+        game: GameKind,
+        entrants: Entrants,
+        move_time: Duration,
+        grace: Duration,
+        start: Start,
+    ) -> Arc<Hub> {
+        let slots = entrants.list.iter().map(|_| Slot::default()).collect();
+        Arc::new(Hub {
+            game,
+            entrants,
+            move_time,
+            grace,
+            start,
+            state: Mutex::new(State {
+                slots,
+                ..State::default()
+            }),
+            changed: watch::channel(0).0,
+            claims: Mutex::new(HashMap::new()),
+            events: broadcast::channel(1024).0,
+        })
+    }
+
+    /// The hub's events from now on (a slow reader misses the oldest, it never stalls us).
+    pub fn subscribe(&self) -> broadcast::Receiver<HubEvent> {
+        self.events.subscribe()
+    }
+
+    fn tell(&self, event: HubEvent) {
+        let _ = self.events.send(event);
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn bump(&self) {
+        self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// Registers a connection of `entrant` that waits for a game. Returns its id and where
+    /// its game (or `END`) will come, or why it is refused.
+    pub fn hello(&self, entrant: usize) -> Result<(u64, oneshot::Receiver<Assignment>), String> {
+        let mut state = self.lock();
+        state.next_id += 1;
+        let id = state.next_id;
+        let closed = state.closed;
+        let slot = &mut state.slots[entrant];
+        slot.prune();
+        let (tx, rx) = oneshot::channel();
+        if closed || slot.left == Some(0) {
+            let _ = tx.send(Assignment::End);
+            return Ok((id, rx));
+        }
+        // A game whose connection dropped takes the new one first.
+        while let Some(orphan) = slot.orphans.pop_front() {
+            let (ours, theirs) = link();
+            if orphan.send(ours).is_ok() {
+                let _ = tx.send(Assignment::Game(theirs));
+                return Ok((id, rx));
+            }
+        }
+        if slot.waiting.len() >= MAX_WAITING {
+            return Err(format!("too many connections (at most {MAX_WAITING})"));
+        }
+        slot.waiting.push_back(Waiter { id, tx });
+        slot.last_seen = Some(Instant::now());
+        drop(state);
+        self.bump();
+        self.tell(HubEvent::Waiting { entrant });
+        Ok((id, rx))
+    }
+
+    /// A waiting connection went away.
+    pub fn leave(&self, entrant: usize, id: u64) {
+        let mut state = self.lock();
+        let slot = &mut state.slots[entrant];
+        slot.waiting.retain(|w| w.id != id);
+        slot.last_seen = Some(Instant::now());
+        drop(state);
+        self.bump();
+    }
+
+    /// How many entrants have a waiting connection.
+    pub fn connected(&self) -> usize {
+        self.lock().slots.iter().filter(|s| s.connected()).count()
+    }
+
+    /// Learns how many games each entrant has left, ends the connections of those with none,
+    /// and waits for the start: enough entrants connected, or the start time.
+    pub async fn begin(&self, left: Vec<usize>) {
+        {
+            let mut state = self.lock();
+            for (slot, n) in state.slots.iter_mut().zip(&left) {
+                slot.left = Some(*n);
+                if *n == 0 {
+                    slot.end();
+                }
+            }
+        }
+        let playing = left.iter().filter(|&&n| n > 0).count();
+        let wanted = self.start.when.min(playing);
+        let mut changes = self.changed.subscribe();
+        let mut told = usize::MAX;
+        loop {
+            let connected = self.connected();
+            if connected >= wanted {
+                break;
+            }
+            if connected != told {
+                eprintln!("waiting for entrants: {connected} of {wanted} connected");
+                told = connected;
+            }
+            let until = self.start.at.map(|at| {
+                at.duration_since(SystemTime::now())
+                    .unwrap_or(Duration::ZERO)
+            });
+            if until == Some(Duration::ZERO) {
+                break;
+            }
+            let wait = until.unwrap_or(Duration::from_secs(3600));
+            let _ = tokio::time::timeout(wait, changes.changed()).await;
+        }
+        let mut state = self.lock();
+        state.started = true;
+        let now = Instant::now();
+        for slot in &mut state.slots {
+            slot.last_seen = Some(now);
+        }
+        drop(state);
+        self.tell(HubEvent::Started);
+    }
+
+    /// Takes one waiting connection of each of `entrants` at once (so that two games never
+    /// each hold one of the connections the other waits for). An entrant with no connection
+    /// and no game for longer than the network grace is absent: its game is lost by timeout.
+    async fn acquire(&self, entrants: &[usize]) -> Vec<Result<Link, Failure>> {
+        let mut changes = self.changed.subscribe();
+        loop {
+            let mut next: Option<Instant> = None;
+            {
+                let mut state = self.lock();
+                let started = state.started;
+                let mut ready = true;
+                for &e in entrants {
+                    let slot = &mut state.slots[e];
+                    slot.prune();
+                    if slot.connected() || !started || slot.active > 0 {
+                        ready &= slot.connected();
+                        continue;
+                    }
+                    let since = slot.last_seen.unwrap_or_else(Instant::now);
+                    let deadline = since + self.grace;
+                    if Instant::now() < deadline {
+                        ready = false;
+                        next = Some(next.map_or(deadline, |n| n.min(deadline)));
+                    }
+                }
+                if ready {
+                    let links = entrants
+                        .iter()
+                        .map(|&e| {
+                            let slot = &mut state.slots[e];
+                            match slot.take() {
+                                Some(link) => {
+                                    slot.active += 1;
+                                    Ok(link)
+                                }
+                                None => Err(Failure::Timeout),
+                            }
+                        })
+                        .collect();
+                    drop(state);
+                    self.bump();
+                    return links;
+                }
+            }
+            let wait = next.map_or(Duration::from_secs(1), |n| {
+                n.saturating_duration_since(Instant::now())
+            });
+            let _ = tokio::time::timeout(wait, changes.changed()).await;
+        }
+    }
+
+    /// A connection to replace one that dropped, within the network grace.
+    async fn reconnect(&self, entrant: usize) -> Result<Link, Failure> {
+        let rx = {
+            let mut state = self.lock();
+            let slot = &mut state.slots[entrant];
+            if let Some(link) = slot.take() {
+                return Ok(link);
+            }
+            let (tx, rx) = oneshot::channel();
+            slot.orphans.push_back(tx);
+            rx
+        };
+        match tokio::time::timeout(self.grace, rx).await {
+            Ok(Ok(link)) => Ok(link),
+            _ => Err(Failure::Crash(format!(
+                "the connection dropped and no new one came within {}",
+                humantime::format_duration(self.grace)
+            ))),
+        }
+    }
+
+    /// One of `entrant`'s games is over; `held`: it held a connection.
+    fn game_over(&self, entrant: usize, held: bool) {
+        let mut state = self.lock();
+        let slot = &mut state.slots[entrant];
+        if held {
+            slot.active = slot.active.saturating_sub(1);
+        }
+        slot.last_seen = Some(Instant::now());
+        if let Some(left) = slot.left.as_mut() {
+            *left = left.saturating_sub(1);
+            if *left == 0 {
+                slot.end();
+            }
+        }
+        drop(state);
+        self.bump();
+        self.tell(HubEvent::GameOver { entrant });
+    }
+
+    /// No more games for anyone: waiting connections get `END`.
+    pub fn close(&self) {
+        let mut state = self.lock();
+        state.closed = true;
+        for slot in &mut state.slots {
+            slot.end();
+        }
+        drop(state);
+        self.bump();
+        self.tell(HubEvent::Closed);
+    }
+
+    /// The door of one remote seat of a game. `pair`: both seats' entrants when both are
+    /// remote (the seats' order), so that their connections are claimed together.
+    pub fn door(
+        self: &Arc<Self>,
+        game_id: u64,
+        entrant: usize,
+        pair: Option<[usize; 2]>,
+    ) -> ServeDoor {
+        let (claim, index) = match pair {
+            None => (Arc::new(Claim::new(vec![entrant])), 0),
+            Some(pair) => {
+                let mut claims = self.claims.lock().unwrap_or_else(|e| e.into_inner());
+                let claim = match claims.remove(&game_id) {
+                    Some(claim) => claim,
+                    None => {
+                        let claim = Arc::new(Claim::new(pair.to_vec()));
+                        claims.insert(game_id, Arc::clone(&claim));
+                        claim
+                    }
+                };
+                (claim, if pair[0] == entrant { 0 } else { 1 })
+            }
+        };
+        ServeDoor {
+            hub: Arc::clone(self),
+            claim,
+            index,
+            entrant,
+            over: AtomicBool::new(false),
+        }
+    }
+}
+
+/// One seat's connection, or why it has none.
+type Claimed = Result<Link, Failure>;
+
+/// The connections of one game's remote seats, claimed together.
+struct Claim {
+    entrants: Vec<usize>,
+    links: tokio::sync::Mutex<Option<Vec<Option<Claimed>>>>,
+    held: Vec<AtomicBool>,
+}
+
+impl Claim {
+    fn new(entrants: Vec<usize>) -> Claim {
+        let held = entrants.iter().map(|_| AtomicBool::new(false)).collect();
+        Claim {
+            entrants,
+            links: tokio::sync::Mutex::new(None),
+            held,
+        }
+    }
+}
+
+/// Where a remote player of `arena serve` gets its connections.
+pub struct ServeDoor {
+    hub: Arc<Hub>,
+    claim: Arc<Claim>,
+    index: usize,
+    entrant: usize,
+    over: AtomicBool,
+}
+
+impl Door for ServeDoor {
+    fn connect(&self, again: bool) -> Pending<'_, Result<Link, Failure>> {
+        Box::pin(async move {
+            if again {
+                return self.hub.reconnect(self.entrant).await;
+            }
+            let mut links = self.claim.links.lock().await;
+            if links.is_none() {
+                let got = self.hub.acquire(&self.claim.entrants).await;
+                for (held, link) in self.claim.held.iter().zip(&got) {
+                    held.store(link.is_ok(), Ordering::SeqCst);
+                }
+                *links = Some(got.into_iter().map(Some).collect());
+            }
+            let mine = links.as_mut().and_then(|l| l[self.index].take());
+            mine.unwrap_or_else(|| Err(Failure::Crash("the game's connection is gone".into())))
+        })
+    }
+
+    fn done(&self) {
+        if !self.over.swap(true, Ordering::SeqCst) {
+            let held = self.claim.held[self.index].load(Ordering::SeqCst);
+            self.hub.game_over(self.entrant, held);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::serve::entrants::table;
+
+    fn hub(grace: Duration, when: usize) -> Arc<Hub> {
+        let text = format!("{}{}", table("x", "tx"), table("y", "ty"));
+        let start = Start { when, at: None };
+        let entrants = Entrants::parse(&text).unwrap();
+        Hub::new(
+            GameKind::Othello,
+            entrants,
+            Duration::from_secs(1),
+            grace,
+            start,
+        )
+    }
+
+    #[tokio::test]
+    async fn two_games_of_the_same_two_entrants_with_one_connection_each_take_turns() {
+        let hub = hub(Duration::from_secs(5), 2);
+        let mut events = hub.subscribe();
+        let _x = hub.hello(0).unwrap();
+        let _y = hub.hello(1).unwrap();
+        hub.begin(vec![2, 2]).await;
+        // Game 1: x first, y second; game 2: y first, x second. Claimed seat by seat, each
+        // game could hold one connection the other waits for.
+        let g1 = [hub.door(1, 0, Some([0, 1])), hub.door(1, 1, Some([0, 1]))];
+        let g2 = [hub.door(2, 1, Some([1, 0])), hub.door(2, 0, Some([1, 0]))];
+        let first = tokio::time::timeout(Duration::from_secs(2), async {
+            tokio::select! {
+                l = g1[0].connect(false) => (1, l),
+                l = g2[0].connect(false) => (2, l),
+            }
+        });
+        let (game, link) = first.await.expect("one game gets both connections");
+        assert!(link.is_ok());
+        let (done, other) = if game == 1 { (&g1, &g2) } else { (&g2, &g1) };
+        assert!(done[1].connect(false).await.is_ok());
+        done[0].done();
+        done[1].done();
+        // The entrants come back for the other game.
+        let _x = hub.hello(0).unwrap();
+        let _y = hub.hello(1).unwrap();
+        let both = tokio::time::timeout(Duration::from_secs(2), async {
+            (other[0].connect(false).await, other[1].connect(false).await)
+        });
+        let (a, b) = both.await.expect("the other game starts");
+        assert!(a.is_ok() && b.is_ok());
+        assert_eq!(events.try_recv(), Ok(HubEvent::Waiting { entrant: 0 }));
+    }
+
+    #[tokio::test]
+    async fn an_entrant_who_never_connects_loses_by_timeout_after_the_grace() {
+        let hub = hub(Duration::from_millis(100), 1);
+        let _x = hub.hello(0).unwrap();
+        hub.begin(vec![1, 1]).await;
+        let game = [hub.door(1, 0, Some([0, 1])), hub.door(1, 1, Some([0, 1]))];
+        let x = tokio::time::timeout(Duration::from_secs(2), game[0].connect(false)).await;
+        assert!(x.unwrap().is_ok());
+        assert_eq!(game[1].connect(false).await.err(), Some(Failure::Timeout));
+    }
+}

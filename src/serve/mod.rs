@@ -1,0 +1,160 @@
+//! `arena serve`: a tournament whose players are local bots and remote entrants who connect
+//! over the network. The [`hub::Hub`] is the one registry of entrants and connections that
+//! every front door shares (TCP in [`tcp`]); the tournament sees the entrants as players.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use anyhow::{bail, Context, Result};
+
+use crate::config::{RunConfig, ServeOptions};
+use crate::game::Seat;
+use crate::player::remote::RemotePlayer;
+use crate::schedule::Pairing;
+use crate::tournament::file::TournamentFile;
+use crate::tournament::remote::{RemoteSeat, Remotes};
+use crate::tournament::{self, Summary};
+
+pub mod entrants;
+pub mod hub;
+pub mod tcp;
+
+use entrants::Entrants;
+use hub::{Hub, Start};
+
+/// The remote entrants as the tournament's players.
+struct Entrance(Arc<Hub>);
+
+impl Remotes for Entrance {
+    type Player = RemotePlayer;
+
+    fn names(&self) -> Vec<String> {
+        self.0
+            .entrants
+            .list
+            .iter()
+            .map(|e| e.name.clone())
+            .collect()
+    }
+
+    fn player(&self, s: RemoteSeat<'_>) -> RemotePlayer {
+        let hub = &self.0;
+        let pair = s.opponent_entrant.map(|o| match s.seat {
+            Seat::A => [s.entrant, o],
+            Seat::B => [o, s.entrant],
+        });
+        let door = hub.door(s.game.game_id, s.entrant, pair);
+        let opponent: String = (s.opponent.chars())
+            .map(|c| if c.is_whitespace() { '_' } else { c })
+            .collect();
+        let header = format!(
+            "GAME {} {} {opponent} {} {}",
+            s.game.game_id,
+            hub.game,
+            if s.seat == Seat::A { "first" } else { "second" },
+            hub.move_time.as_millis()
+        );
+        RemotePlayer::new(Box::new(door), header, hub.move_time + hub.grace)
+    }
+
+    fn capacity(&self, _entrant: usize) -> usize {
+        // One game per waiting connection; the hub holds a game until it has one.
+        usize::MAX
+    }
+
+    fn start(
+        &self,
+        first: usize,
+        pending: &[Pairing],
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
+        let mut left = vec![0; self.0.entrants.list.len()];
+        for p in pending {
+            for s in p.seats {
+                if let Some(e) = s.checked_sub(first) {
+                    left[e] += 1;
+                }
+            }
+        }
+        Box::pin(self.0.begin(left))
+    }
+
+    fn close(&self) {
+        self.0.close();
+    }
+}
+
+/// Makes the hub of a served tournament and opens its door.
+async fn open(config: &RunConfig, entrants: Entrants) -> Result<Arc<Hub>> {
+    let options = serve_options(config)?;
+    let start_at = match &options.start_at {
+        Some(text) => Some(
+            humantime::parse_rfc3339_weak(text).with_context(|| format!("`--start-at {text}`"))?,
+        ),
+        None => None,
+    };
+    let start = Start {
+        when: options.start_when.map_or(usize::MAX, |n| n as usize),
+        at: start_at.filter(|at| *at > SystemTime::now()),
+    };
+    let hub = Hub::new(
+        config.game,
+        entrants,
+        config.move_limits().move_time,
+        options.network_grace,
+        start,
+    );
+    let listener = tcp::listen(&options.listen).await?;
+    let addr = listener.local_addr()?;
+    eprintln!("listening on {addr}");
+    tokio::spawn(tcp::accept(listener, Arc::clone(&hub)));
+    Ok(hub)
+}
+
+fn serve_options(config: &RunConfig) -> Result<&ServeOptions> {
+    config
+        .serve
+        .as_ref()
+        .context("the tournament is not served over the network")
+}
+
+/// Serves a new tournament: the configuration's local bots and the entrants of its
+/// `--entrants` file.
+pub async fn serve(config: RunConfig) -> Result<Summary> {
+    let entrants = Entrants::read(&serve_options(&config)?.entrants)?;
+    if entrants.list.is_empty() {
+        bail!(
+            "no entrant in `{}`",
+            serve_options(&config)?.entrants.display()
+        );
+    }
+    let loaded = crate::bot::load_all(&config.all_bots(), config.game);
+    if let Some(e) = (entrants.list.iter()).find(|e| loaded.specs.iter().any(|s| s.name == e.name))
+    {
+        bail!("entrant `{}` has the name of a local bot", e.name);
+    }
+    let hub = open(&config, entrants).await?;
+    tournament::run_with(config, Arc::new(Entrance(hub))).await
+}
+
+/// Continues a tournament in `out`: served again if it was served, else as `arena resume`.
+pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summary> {
+    let info = TournamentFile::read(out)?;
+    let Some(options) = &info.config.serve else {
+        return tournament::resume(out, jobs, quiet).await;
+    };
+    let all = Entrants::read(&options.entrants)?;
+    let mut entrants = Entrants::default();
+    for b in info.bots.iter().filter(|b| b.remote) {
+        match all.list.iter().find(|e| e.name == b.name) {
+            Some(e) => entrants.list.push(e.clone()),
+            None => bail!(
+                "entrant `{}` played in the tournament but is not in `{}` any more",
+                b.name,
+                options.entrants.display()
+            ),
+        }
+    }
+    let hub = open(&info.config, entrants).await?;
+    tournament::resume_with(out, jobs, quiet, Arc::new(Entrance(hub))).await
+}

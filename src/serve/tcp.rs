@@ -1,0 +1,149 @@
+//! The TCP front door: `HELLO <name> <token>`, then `OK <name> <game>` and a wait for a game
+//! (or `ERROR <message>` and the connection closes). A game is `GAME <id> <game> <opponent>
+//! <first|second> <move-ms>` and the request lines of a local `lines` bot, one reply line
+//! each; the connection closes when the game ends. `END`: no more games for the entrant.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{
+    AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader,
+};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+
+use crate::player::remote::pump;
+
+use super::hub::{Assignment, Hub};
+
+/// How long a client may take to send its `HELLO` line.
+pub const HANDSHAKE_TIME: Duration = Duration::from_secs(10);
+
+/// The most connections that may be in their handshake at once; more are refused at once.
+pub const MAX_HANDSHAKES: usize = 256;
+
+/// The longest `HELLO` line.
+const MAX_HELLO: usize = 1024;
+
+/// Accepts connections for ever, each in its own task.
+pub async fn accept(listener: TcpListener, hub: Arc<Hub>) {
+    let handshakes = Arc::new(Semaphore::new(MAX_HANDSHAKES));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                // Out of file descriptors, say: let some connections end first.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let permit = Arc::clone(&handshakes).try_acquire_owned();
+        let hub = Arc::clone(&hub);
+        tokio::spawn(async move {
+            let _ = stream.set_nodelay(true);
+            let (r, mut w) = stream.into_split();
+            let Ok(permit) = permit else {
+                say(&mut w, "ERROR the server is busy: try again later").await;
+                return;
+            };
+            let mut r = BufReader::new(r);
+            let Some(entrant) = handshake(&mut r, &mut w, &hub).await else {
+                return;
+            };
+            drop(permit);
+            connection(&mut r, &mut w, &hub, entrant).await;
+            let _ = tokio::time::timeout(Duration::from_secs(1), w.shutdown()).await;
+        });
+    }
+}
+
+/// Reads `HELLO <name> <token>` and answers an error for anything else; the entrant.
+async fn handshake<R, W>(r: &mut R, w: &mut W, hub: &Hub) -> Option<usize>
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut line = Vec::new();
+    let mut limited = (&mut *r).take(MAX_HELLO as u64 + 1);
+    let read = limited.read_until(b'\n', &mut line);
+    let error = match tokio::time::timeout(HANDSHAKE_TIME, read).await {
+        Err(_) => "ERROR no `HELLO <name> <token>` line in time",
+        Ok(Err(_)) => return None,
+        Ok(Ok(_)) if line.len() > MAX_HELLO => "ERROR line too long",
+        Ok(Ok(_)) if !line.ends_with(b"\n") => return None,
+        Ok(Ok(_)) => {
+            let text = String::from_utf8_lossy(&line);
+            let words: Vec<&str> = text.split_whitespace().collect();
+            match words.as_slice() {
+                ["HELLO", name, token] => match hub.entrants.check(name, token) {
+                    Some(entrant) => return Some(entrant),
+                    None => "ERROR unknown name or wrong token",
+                },
+                _ => "ERROR expected `HELLO <name> <token>`",
+            }
+        }
+    };
+    say(w, error).await;
+    None
+}
+
+/// Waits for a game for an entrant's connection, and plays it.
+async fn connection<R, W>(r: &mut R, w: &mut W, hub: &Hub, entrant: usize)
+where
+    R: AsyncBufRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let (id, mut assigned) = match hub.hello(entrant) {
+        Ok(waiting) => waiting,
+        Err(e) => {
+            say(w, &format!("ERROR {e}")).await;
+            return;
+        }
+    };
+    let name = &hub.entrants.list[entrant].name;
+    if !say(w, &format!("OK {name} {}", hub.game)).await {
+        return hub.leave(entrant, id);
+    }
+    let assignment = tokio::select! {
+        assignment = &mut assigned => assignment,
+        early = r.fill_buf() => {
+            let data = matches!(early, Ok(bytes) if !bytes.is_empty());
+            hub.leave(entrant, id);
+            if data {
+                say(w, "ERROR data before the game").await;
+            }
+            return;
+        }
+    };
+    match assignment {
+        Ok(Assignment::Game(end)) => pump(r, w, end).await,
+        Ok(Assignment::End) | Err(_) => {
+            say(w, "END").await;
+        }
+    }
+}
+
+/// Writes one line, giving up after a while; whether it was written.
+async fn say<W: AsyncWrite + Unpin>(w: &mut W, line: &str) -> bool {
+    let write = async {
+        w.write_all(format!("{line}\n").as_bytes()).await?;
+        w.flush().await
+    };
+    matches!(
+        tokio::time::timeout(Duration::from_secs(5), write).await,
+        Ok(Ok(()))
+    )
+}
+
+/// Binds the listening socket.
+pub async fn listen(addr: &str) -> anyhow::Result<TcpListener> {
+    use anyhow::Context;
+    TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on `{addr}`"))
+}
+
+/// Connects to a server (for `arena connect`).
+pub async fn dial(addr: &str) -> std::io::Result<TcpStream> {
+    TcpStream::connect(addr).await
+}

@@ -1,0 +1,180 @@
+//! Players who are not local bots (the remote entrants of `arena serve`) beside the local
+//! bots of a [`Lineup`]: they come after the local bots in the schedule, and the same runner
+//! plays every game.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use crate::game::Seat;
+use crate::player::process::ProcessPlayer;
+use crate::player::{Failure, Player, Request};
+use crate::schedule::Pairing;
+
+use super::lineup::Lineup;
+use super::runner::{GameSeed, Seats};
+
+/// A seat of one game taken by a remote entrant.
+pub struct RemoteSeat<'a> {
+    /// The entrant (an index into [`Remotes::names`]).
+    pub entrant: usize,
+    pub game: &'a GameSeed,
+    pub seat: Seat,
+    pub opponent: &'a str,
+    /// The opponent, if it is a remote entrant too.
+    pub opponent_entrant: Option<usize>,
+}
+
+/// The remote entrants of a tournament: what the runner needs of them.
+pub trait Remotes: Send + Sync + 'static {
+    type Player: Player + Send;
+    /// Their names, in schedule order after the local bots.
+    fn names(&self) -> Vec<String>;
+    /// A player for one seat of a game.
+    fn player(&self, seat: RemoteSeat<'_>) -> Self::Player;
+    /// How many games an entrant may have under way at once (each needs its own connection).
+    fn capacity(&self, entrant: usize) -> usize;
+    /// Learns the games left to play (bot `first + i` is entrant `i`) and resolves when the
+    /// tournament may start.
+    fn start(
+        &self,
+        first: usize,
+        pending: &[Pairing],
+    ) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+    /// The tournament is over or stopped: no more games for anyone.
+    fn close(&self);
+}
+
+/// No remote entrants: `arena run`.
+pub struct NoRemotes;
+
+/// A player that cannot exist.
+pub enum Never {}
+
+impl Player for Never {
+    async fn ask(&mut self, _: Request<'_>) -> Result<String, Failure> {
+        match *self {}
+    }
+    async fn finish(&mut self) {
+        match *self {}
+    }
+}
+
+impl Remotes for NoRemotes {
+    type Player = Never;
+    fn names(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn player(&self, _: RemoteSeat<'_>) -> Never {
+        unreachable!("there are no remote entrants")
+    }
+    fn capacity(&self, _: usize) -> usize {
+        1
+    }
+    fn start(&self, _: usize, _: &[Pairing]) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(async {})
+    }
+    fn close(&self) {}
+}
+
+/// A local bot's player or a remote entrant's.
+pub enum Either<R> {
+    Local(Box<ProcessPlayer>),
+    Remote(R),
+}
+
+impl<R: Player + Send> Player for Either<R> {
+    async fn ask(&mut self, request: Request<'_>) -> Result<String, Failure> {
+        match self {
+            Either::Local(p) => p.ask(request).await,
+            Either::Remote(p) => p.ask(request).await,
+        }
+    }
+    async fn finish(&mut self) {
+        match self {
+            Either::Local(p) => p.finish().await,
+            Either::Remote(p) => p.finish().await,
+        }
+    }
+}
+
+/// The local bots and the remote entrants as the seats of the runner.
+pub(super) struct Mixed<R> {
+    pub(super) lineup: Lineup,
+    pub(super) remotes: Arc<R>,
+    names: Vec<String>,
+    capacity: usize,
+}
+
+impl<R: Remotes> Mixed<R> {
+    /// Remote entrants may play up to `capacity` games at once (one per connection).
+    pub(super) fn new(lineup: Lineup, remotes: Arc<R>, capacity: usize) -> Self {
+        let names = remotes.names();
+        Mixed {
+            lineup,
+            remotes,
+            names,
+            capacity,
+        }
+    }
+
+    /// The local bots' count: the first remote entrant's index.
+    pub(super) fn first_remote(&self) -> usize {
+        self.lineup.bots.len()
+    }
+
+    /// Every player's count.
+    pub(super) fn len(&self) -> usize {
+        self.first_remote() + self.names.len()
+    }
+}
+
+impl<R: Remotes> Seats for Mixed<R> {
+    type Player = Either<R::Player>;
+
+    fn name(&self, bot: usize) -> &str {
+        match bot.checked_sub(self.first_remote()) {
+            Some(e) => &self.names[e],
+            None => self.lineup.name(bot),
+        }
+    }
+
+    fn player(&self, bot: usize, game: &GameSeed) -> Self::Player {
+        let first = self.first_remote();
+        let Some(entrant) = bot.checked_sub(first) else {
+            return Either::Local(Box::new(self.lineup.player(bot, game)));
+        };
+        let seat = if game.seats[0] == bot {
+            Seat::A
+        } else {
+            Seat::B
+        };
+        let other = game.seats[1 - seat.index()];
+        Either::Remote(self.remotes.player(RemoteSeat {
+            entrant,
+            game,
+            seat,
+            opponent: self.name(other),
+            opponent_entrant: other.checked_sub(first),
+        }))
+    }
+
+    fn capacity(&self, bot: usize) -> usize {
+        match bot.checked_sub(self.first_remote()) {
+            Some(e) => self.remotes.capacity(e).min(self.capacity),
+            None => self.lineup.capacity(bot),
+        }
+    }
+
+    fn write_error(&self, bot: usize) -> Option<String> {
+        (bot < self.first_remote())
+            .then(|| self.lineup.write_error(bot))
+            .flatten()
+    }
+
+    fn note(&self, bot: usize, text: &str) {
+        if bot < self.first_remote() {
+            self.lineup.note(bot, text);
+        }
+    }
+}
