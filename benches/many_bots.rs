@@ -4,9 +4,13 @@
 //!
 //! Run with `cargo bench --bench many_bots`. Prints per configuration the wall time per game,
 //! the mean game time from `games.csv`, the peak `Threads` of `/proc/<pid>/status` and the peak
-//! count of `/proc/<pid>/fd`, then the ratios 1000/100 (target: flat, at most ~1.1). `GAMES`
-//! (default 500) and `ROUNDS` (Morra rounds, default 5) in the environment change the size;
-//! `ARENA` runs another arena binary (an older build, for a before/after).
+//! count of `/proc/<pid>/fd`, then the ratios 1000/100 (target: flat, at most ~1.1). By
+//! default each candidate plays one game in both fields (100 games: the whole gauntlet of 100
+//! bots, a tenth of the gauntlet of 1,000), so both compare games of bots playing their first
+//! game; the wall time also holds the preparation of every bot of the field, which grows with
+//! it, the game times of `games.csv` do not. `GAMES` and `ROUNDS` (Morra rounds, default 5) in
+//! the environment change the size; `ARENA` runs another arena binary (an older build, for a
+//! before/after).
 //!
 //! Measured here (500 games): before, sandboxed 18.2 -> 61.1 ms/game (ratio 3.35), peak 1004
 //! threads and 6027 fds with 1000 bots; after, 15.6 -> 20.0 ms/game (1.29), 3 threads, 35 fds.
@@ -129,12 +133,13 @@ fn main() {
     // `cargo bench` passes `--bench`; anything else (such as `cargo test --benches`) only
     // checks that this builds and runs, with a tiny field.
     let benching = std::env::args().any(|a| a == "--bench");
-    let games = env_number("GAMES", if benching { 500 } else { 10 });
+    let games = env_number("GAMES", if benching { 100 } else { 10 });
     let rounds = env_number("ROUNDS", 5);
     let sizes: [usize; 2] = if benching { [100, 1000] } else { [5, 10] };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     println!("morra gauntlet, {games} games of {rounds} rounds, tiny native argv bots, --jobs 2:");
+    println!("  (wall: preparation of the whole field included; games.csv: the games alone)");
     for (label, extra) in [
         ("--no-sandbox", &["--no-sandbox"][..]),
         ("sandboxed", &[][..]),
