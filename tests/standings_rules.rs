@@ -234,3 +234,26 @@ fn a_crash_with_a_lead_ranks_below_an_honest_loss() {
         .unwrap()
         .contains("crashy,strong,40,10"));
 }
+
+#[test]
+fn huge_scores_in_a_csv_neither_panic_nor_wrap_issue_11() {
+    let tmp = tempfile::tempdir().unwrap();
+    let csv = tmp.path().join("games.csv");
+    let big = i64::MAX;
+    std::fs::write(
+        &csv,
+        format!(
+            "{HEADER}\nr,1,1,morra,x,y,{big},0,a,normal,,5,9\nr,1,2,morra,x,y,{big},1,a,normal,,5,9\n"
+        ),
+    )
+    .unwrap();
+    let result = arena(&["standings", &csv.display().to_string()]);
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(result.status.success(), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    assert!(
+        stdout.contains(&big.to_string()),
+        "saturated, not wrapped: {stdout}"
+    );
+}

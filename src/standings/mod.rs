@@ -67,7 +67,7 @@ impl Standing {
         (
             Reverse(self.points),
             Reverse(self.wins),
-            Reverse(self.score_for - self.score_against),
+            Reverse(self.score_for.saturating_sub(self.score_against)),
         )
     }
 }
@@ -171,8 +171,9 @@ pub fn tabulate(games: &GameTable) -> Standings {
                 s.as_second.add(points[i]);
             }
             if !forfeit {
-                s.score_for += scores[i];
-                s.score_against += scores[1 - i];
+                // A CSV may hold any score: totals saturate rather than overflow.
+                s.score_for = s.score_for.saturating_add(scores[i]);
+                s.score_against = s.score_against.saturating_add(scores[1 - i]);
             }
             if culprits[i] {
                 match g.reason {
@@ -196,8 +197,12 @@ pub fn tabulate(games: &GameTable) -> Standings {
     if let Some(first) = games.first() {
         let margin = forfeit_margin(first.game, highest);
         for (id, s) in by_bot.iter_mut().enumerate() {
-            s.score_against += margin * forfeited[id];
-            s.score_for += margin * won_by_forfeit[id];
+            s.score_against = s
+                .score_against
+                .saturating_add(margin.saturating_mul(forfeited[id]));
+            s.score_for = s
+                .score_for
+                .saturating_add(margin.saturating_mul(won_by_forfeit[id]));
         }
     }
 
