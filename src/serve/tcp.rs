@@ -14,6 +14,7 @@ use tokio::sync::Semaphore;
 
 use crate::player::remote::pump;
 
+use super::http::{is_http, Front};
 use super::hub::{Assignment, Hub};
 
 /// How long a client may take to send its `HELLO` line.
@@ -25,8 +26,9 @@ pub const MAX_HANDSHAKES: usize = 256;
 /// The longest `HELLO` line.
 const MAX_HELLO: usize = 1024;
 
-/// Accepts connections for ever, each in its own task.
-pub async fn accept(listener: TcpListener, hub: Arc<Hub>) {
+/// Accepts connections for ever, each in its own task: the line protocol, or HTTP for a
+/// connection that starts with an HTTP method.
+pub async fn accept(listener: TcpListener, hub: Arc<Hub>, http: Front) {
     let handshakes = Arc::new(Semaphore::new(MAX_HANDSHAKES));
     loop {
         let stream = match listener.accept().await {
@@ -39,8 +41,13 @@ pub async fn accept(listener: TcpListener, hub: Arc<Hub>) {
         };
         let permit = Arc::clone(&handshakes).try_acquire_owned();
         let hub = Arc::clone(&hub);
+        let http = http.clone();
         tokio::spawn(async move {
             let _ = stream.set_nodelay(true);
+            if permit.is_ok() && protocol(&stream).await == Protocol::Http {
+                drop(permit);
+                return http.serve(stream).await;
+            }
             let (r, mut w) = stream.into_split();
             let Ok(permit) = permit else {
                 say(&mut w, "ERROR the server is busy: try again later").await;
@@ -54,6 +61,35 @@ pub async fn accept(listener: TcpListener, hub: Arc<Hub>) {
             connection(&mut r, &mut w, &hub, entrant).await;
             let _ = tokio::time::timeout(Duration::from_secs(1), w.shutdown()).await;
         });
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Protocol {
+    Lines,
+    Http,
+}
+
+/// Tells the protocol from the first bytes, without reading them (so HTTP gets them all).
+async fn protocol(stream: &TcpStream) -> Protocol {
+    let deadline = tokio::time::Instant::now() + HANDSHAKE_TIME;
+    let mut first = [0u8; 8];
+    loop {
+        let peek = tokio::time::timeout_at(deadline, stream.peek(&mut first)).await;
+        let n = match peek {
+            Ok(Ok(n)) if n > 0 => n,
+            _ => return Protocol::Lines,
+        };
+        match is_http(&first[..n]) {
+            Some(true) => return Protocol::Http,
+            Some(false) => return Protocol::Lines,
+            // A method's first bytes: wait for more (peeking again at once would return the
+            // same bytes).
+            None if tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(10)).await
+            }
+            None => return Protocol::Lines,
+        }
     }
 }
 
