@@ -23,6 +23,10 @@ pub const HANDSHAKE_TIME: Duration = Duration::from_secs(10);
 /// The most connections that may be in their handshake at once; more are refused at once.
 pub const MAX_HANDSHAKES: usize = 256;
 
+/// How long to wait for the rest of a connection's first word once part of an HTTP method
+/// has come.
+const PEEK_TIME: Duration = Duration::from_secs(1);
+
 /// The longest `HELLO` line.
 const MAX_HELLO: usize = 1024;
 
@@ -73,6 +77,7 @@ enum Protocol {
 /// Tells the protocol from the first bytes, without reading them (so HTTP gets them all).
 async fn protocol(stream: &TcpStream) -> Protocol {
     let deadline = tokio::time::Instant::now() + HANDSHAKE_TIME;
+    let mut partial = None;
     let mut first = [0u8; 8];
     loop {
         let peek = tokio::time::timeout_at(deadline, stream.peek(&mut first)).await;
@@ -85,10 +90,14 @@ async fn protocol(stream: &TcpStream) -> Protocol {
             Some(false) => return Protocol::Lines,
             // A method's first bytes: wait for more (peeking again at once would return the
             // same bytes).
-            None if tokio::time::Instant::now() < deadline => {
+            // (A client that sends part of a method and stops is not waited for long.)
+            None => {
+                let since = *partial.get_or_insert_with(tokio::time::Instant::now);
+                if since.elapsed() > PEEK_TIME {
+                    return Protocol::Lines;
+                }
                 tokio::time::sleep(Duration::from_millis(10)).await
             }
-            None => return Protocol::Lines,
         }
     }
 }
