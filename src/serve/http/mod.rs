@@ -111,11 +111,36 @@ pub fn router(api: Arc<Api>) -> Router {
         .route("/api/standings", get(events::standings))
         .fallback(|| async { ApiError::NoRoute })
         .with_state(api)
+        .layer(axum::middleware::map_response(json_errors))
         .layer(RequestBodyLimitLayer::new(MAX_BODY))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             REQUEST_TIME,
         ))
+}
+
+/// Gives every error without a JSON body (the limits', an unknown method's) one:
+/// `{"error": ...}` with its text, or the status's reason.
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    let json = (response.headers().get(header::CONTENT_TYPE))
+        .is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
+    if json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let mut text = String::from_utf8_lossy(&text).trim().to_string();
+    if text.is_empty() {
+        text = status.canonical_reason().unwrap_or("error").to_lowercase();
+    }
+    let mut out = (status, Json(json!({ "error": text }))).into_response();
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            out.headers_mut().insert(name, value.clone());
+        }
+    }
+    out
 }
 
 /// The HTTP side of the listener: the router and the cap on connections.

@@ -131,8 +131,12 @@ async fn a_joined_game_is_played_move_by_move() {
     let (status, _) = call(&api, "POST", "/api/games/7/move", Some("tx"), "{\"move\":").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let long = format!("{{\"move\":\"{}\"}}", "a".repeat(70_000));
-    let (status, _) = call(&api, "POST", "/api/games/7/move", Some("tx"), &long).await;
+    let (status, body) = call(&api, "POST", "/api/games/7/move", Some("tx"), &long).await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(body["error"].is_string(), "{body}");
+    let (status, body) = call(&api, "DELETE", "/api/games/7", Some("tx"), "").await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert!(body["error"].is_string(), "{body}");
     let (status, _) = call(
         &api,
         "POST",
