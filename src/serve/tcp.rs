@@ -48,11 +48,19 @@ pub async fn accept(listener: TcpListener, hub: Arc<Hub>, http: Front) {
         let http = http.clone();
         tokio::spawn(async move {
             let _ = stream.set_nodelay(true);
-            if permit.is_ok() && protocol(&stream).await == Protocol::Http {
+            let first = match permit {
+                Ok(_) => protocol(&stream).await,
+                Err(_) => Protocol::Lines,
+            };
+            if first == Protocol::Http {
                 drop(permit);
                 return http.serve(stream).await;
             }
             let (r, mut w) = stream.into_split();
+            if first == Protocol::Silent {
+                say(&mut w, SILENT).await;
+                return;
+            }
             let Ok(permit) = permit else {
                 say(&mut w, "ERROR the server is busy: try again later").await;
                 return;
@@ -72,7 +80,11 @@ pub async fn accept(listener: TcpListener, hub: Arc<Hub>, http: Front) {
 enum Protocol {
     Lines,
     Http,
+    /// Nothing came within the handshake time.
+    Silent,
 }
+
+const SILENT: &str = "ERROR no `HELLO <name> <token>` line in time";
 
 /// Tells the protocol from the first bytes, without reading them (so HTTP gets them all).
 async fn protocol(stream: &TcpStream) -> Protocol {
@@ -83,7 +95,9 @@ async fn protocol(stream: &TcpStream) -> Protocol {
         let peek = tokio::time::timeout_at(deadline, stream.peek(&mut first)).await;
         let n = match peek {
             Ok(Ok(n)) if n > 0 => n,
-            _ => return Protocol::Lines,
+            Err(_) => return Protocol::Silent,
+            // The end of the connection, or an error: the handshake will see it.
+            Ok(_) => return Protocol::Lines,
         };
         match is_http(&first[..n]) {
             Some(true) => return Protocol::Http,
@@ -112,7 +126,7 @@ where
     let mut limited = (&mut *r).take(MAX_HELLO as u64 + 1);
     let read = limited.read_until(b'\n', &mut line);
     let error = match tokio::time::timeout(HANDSHAKE_TIME, read).await {
-        Err(_) => "ERROR no `HELLO <name> <token>` line in time",
+        Err(_) => SILENT,
         Ok(Err(_)) => return None,
         Ok(Ok(_)) if line.len() > MAX_HELLO => "ERROR line too long",
         Ok(Ok(_)) if !line.ends_with(b"\n") => return None,
