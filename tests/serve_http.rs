@@ -151,7 +151,8 @@ impl Drop for Brain {
 }
 
 /// Plays over HTTP until the tournament has no more games for `name`: the games played.
-fn http_client(port: u16, name: &str) -> Vec<u64> {
+/// `spy`: another entrant, who may not see these games.
+fn http_client(port: u16, name: &str, spy: &str) -> Vec<u64> {
     let token = format!("token-{name}");
     let mut played = Vec::new();
     loop {
@@ -169,6 +170,10 @@ fn http_client(port: u16, name: &str) -> Vec<u64> {
         assert!(joined["move_ms"].as_u64().unwrap() > 0);
         let mut brain = Brain::start(id);
         let path = format!("/api/games/{id}");
+        let (status, _) = http(port, "GET", &path, Some(&format!("token-{spy}")), "");
+        assert_eq!(status, 403, "another entrant's game");
+        let (status, _) = http(port, "GET", &path, Some("token-nobody"), "");
+        assert_eq!(status, 401);
         loop {
             let (status, state) = http(port, "GET", &path, Some(&token), "");
             assert_eq!(status, 200, "{state}");
@@ -253,7 +258,7 @@ fn an_http_client_and_a_tcp_client_play_a_tournament_against_a_local_bot_issue_1
     let out = tmp.path().join("out");
     let (mut server, port) = server(&out, &file);
     let events = event_names(port);
-    let web = std::thread::spawn(move || http_client(port, "web"));
+    let web = std::thread::spawn(move || http_client(port, "web", "sock"));
     let sock = std::thread::spawn(move || tcp_client(port, "sock"));
     let (web, sock) = (web.join().unwrap(), sock.join().unwrap());
     assert!(wait(&mut server, Duration::from_secs(120)).success());
@@ -427,7 +432,7 @@ fn hostile_clients_on_both_protocols_leave_a_fair_client_playing_and_games_csv_t
         "a slowloris client stayed {cut:?}"
     );
     assert!(server.try_wait().unwrap().is_none(), "the server is gone");
-    let fair = std::thread::spawn(move || http_client(port, "fair"));
+    let fair = std::thread::spawn(move || http_client(port, "fair", "mallory"));
     let tcp_fair = std::thread::spawn(move || tcp_client(port, "mallory"));
     let (fair, mallory) = (fair.join().unwrap(), tcp_fair.join().unwrap());
     assert!(wait(&mut server, Duration::from_secs(120)).success());
