@@ -12,7 +12,8 @@ use std::time::Duration;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-use super::io::{encode_line, MAX_REPLY};
+use super::io::encode_line;
+pub use super::io::MAX_REPLY;
 use super::{Failure, Player, Request};
 
 /// How long a write to a client may block (a client that never reads): the connection is

@@ -76,6 +76,24 @@ impl Entrants {
             == 0;
         found.filter(|_| same)
     }
+
+    /// The index of the entrant whose token is `token` (the HTTP API's `Bearer` token): every
+    /// hash is compared, in constant time.
+    pub fn find(&self, token: &str) -> Option<usize> {
+        let hash = sha256(token);
+        let mut found = None;
+        for (i, e) in self.list.iter().enumerate() {
+            let diff = e
+                .hash
+                .iter()
+                .zip(hash.iter())
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+            if diff == 0 {
+                found = Some(i);
+            }
+        }
+        found
+    }
 }
 
 /// A name arena can use in files and on the wire: letters, digits, `.`, `_`, `-`.
@@ -144,6 +162,9 @@ mod tests {
         assert_eq!(entrants.check("bob", &token), None);
         assert_eq!(entrants.check("carol", &token), None);
         assert_eq!(entrants.check("alice", ""), None);
+        assert_eq!(entrants.find(&token), Some(0));
+        assert_eq!(entrants.find("other"), Some(1));
+        assert_eq!(entrants.find(""), None);
     }
 
     #[test]

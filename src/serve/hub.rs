@@ -15,7 +15,10 @@ use crate::game::GameKind;
 use crate::player::remote::{link, Door, Link, LinkEnd, Pending};
 use crate::player::Failure;
 
+use crate::tournament::runner::Watch;
+
 use super::entrants::Entrants;
+use super::games::Games;
 
 /// The most waiting connections one entrant may have.
 pub const MAX_WAITING: usize = 64;
@@ -92,6 +95,19 @@ pub enum HubEvent {
     Started,
     /// A game of an entrant is over.
     GameOver { entrant: usize },
+    /// A game (of anyone) started: [`Hub::games`] has its players.
+    GameStarted { game: u64 },
+    /// A seat of a game replied: its move, or the fault that lost it the game.
+    Moved {
+        game: u64,
+        seat: &'static str,
+        mv: Option<String>,
+        fault: Option<String>,
+    },
+    /// A game is over and recorded: [`Hub::games`] has its result.
+    Finished { game: u64 },
+    /// The standings changed ([`Hub::games`]).
+    Standings,
     /// No more games for anyone.
     Closed,
 }
@@ -117,6 +133,8 @@ pub struct Hub {
     /// Games whose two seats are both remote: their players claim connections together.
     claims: Mutex<HashMap<u64, Arc<Claim>>>,
     events: broadcast::Sender<HubEvent>,
+    /// Every game so far, for the HTTP API and the event stream.
+    pub games: Games,
 }
 
 impl Hub {
@@ -141,7 +159,15 @@ impl Hub {
             changed: watch::channel(0).0,
             claims: Mutex::new(HashMap::new()),
             events: broadcast::channel(1024).0,
+            games: Games::default(),
         })
+    }
+
+    /// Learns what happened in a game (any game of the tournament) and announces it.
+    pub fn watch(&self, game_id: u64, event: Watch<'_>) {
+        for e in self.games.apply(game_id, event) {
+            self.tell(e);
+        }
     }
 
     /// The hub's events from now on (a slow reader misses the oldest, it never stalls us).

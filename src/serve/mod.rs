@@ -14,9 +14,12 @@ use crate::player::remote::RemotePlayer;
 use crate::schedule::Pairing;
 use crate::tournament::file::TournamentFile;
 use crate::tournament::remote::{RemoteSeat, Remotes};
+use crate::tournament::runner::Watch;
 use crate::tournament::{self, Summary};
 
 pub mod entrants;
+pub mod games;
+pub mod http;
 pub mod hub;
 pub mod tcp;
 
@@ -82,6 +85,10 @@ impl Remotes for Entrance {
     fn close(&self) {
         self.0.close();
     }
+
+    fn watch(&self, game_id: u64, event: Watch<'_>) {
+        self.0.watch(game_id, event);
+    }
 }
 
 /// Makes the hub of a served tournament and opens its door.
@@ -107,7 +114,12 @@ async fn open(config: &RunConfig, entrants: Entrants) -> Result<Arc<Hub>> {
     let listener = tcp::listen(&options.listen).await?;
     let addr = listener.local_addr()?;
     eprintln!("listening on {addr}");
-    tokio::spawn(tcp::accept(listener, Arc::clone(&hub)));
+    let api = http::Api::new(Arc::clone(&hub), http::JOIN_WAIT);
+    tokio::spawn(tcp::accept(
+        listener,
+        Arc::clone(&hub),
+        http::Front::new(api),
+    ));
     Ok(hub)
 }
 

@@ -14,6 +14,7 @@ use tokio::sync::Semaphore;
 
 use crate::player::remote::pump;
 
+use super::http::{is_http, Front};
 use super::hub::{Assignment, Hub};
 
 /// How long a client may take to send its `HELLO` line.
@@ -22,11 +23,16 @@ pub const HANDSHAKE_TIME: Duration = Duration::from_secs(10);
 /// The most connections that may be in their handshake at once; more are refused at once.
 pub const MAX_HANDSHAKES: usize = 256;
 
+/// How long to wait for the rest of a connection's first word once part of an HTTP method
+/// has come.
+const PEEK_TIME: Duration = Duration::from_secs(1);
+
 /// The longest `HELLO` line.
 const MAX_HELLO: usize = 1024;
 
-/// Accepts connections for ever, each in its own task.
-pub async fn accept(listener: TcpListener, hub: Arc<Hub>) {
+/// Accepts connections for ever, each in its own task: the line protocol, or HTTP for a
+/// connection that starts with an HTTP method.
+pub async fn accept(listener: TcpListener, hub: Arc<Hub>, http: Front) {
     let handshakes = Arc::new(Semaphore::new(MAX_HANDSHAKES));
     loop {
         let stream = match listener.accept().await {
@@ -39,9 +45,22 @@ pub async fn accept(listener: TcpListener, hub: Arc<Hub>) {
         };
         let permit = Arc::clone(&handshakes).try_acquire_owned();
         let hub = Arc::clone(&hub);
+        let http = http.clone();
         tokio::spawn(async move {
             let _ = stream.set_nodelay(true);
+            let first = match permit {
+                Ok(_) => protocol(&stream).await,
+                Err(_) => Protocol::Lines,
+            };
+            if first == Protocol::Http {
+                drop(permit);
+                return http.serve(stream).await;
+            }
             let (r, mut w) = stream.into_split();
+            if first == Protocol::Silent {
+                say(&mut w, SILENT).await;
+                return;
+            }
             let Ok(permit) = permit else {
                 say(&mut w, "ERROR the server is busy: try again later").await;
                 return;
@@ -57,6 +76,46 @@ pub async fn accept(listener: TcpListener, hub: Arc<Hub>) {
     }
 }
 
+#[derive(Debug, PartialEq, Eq)]
+enum Protocol {
+    Lines,
+    Http,
+    /// Nothing came within the handshake time.
+    Silent,
+}
+
+const SILENT: &str = "ERROR no `HELLO <name> <token>` line in time";
+
+/// Tells the protocol from the first bytes, without reading them (so HTTP gets them all).
+async fn protocol(stream: &TcpStream) -> Protocol {
+    let deadline = tokio::time::Instant::now() + HANDSHAKE_TIME;
+    let mut partial = None;
+    let mut first = [0u8; 8];
+    loop {
+        let peek = tokio::time::timeout_at(deadline, stream.peek(&mut first)).await;
+        let n = match peek {
+            Ok(Ok(n)) if n > 0 => n,
+            Err(_) => return Protocol::Silent,
+            // The end of the connection, or an error: the handshake will see it.
+            Ok(_) => return Protocol::Lines,
+        };
+        match is_http(&first[..n]) {
+            Some(true) => return Protocol::Http,
+            Some(false) => return Protocol::Lines,
+            // A method's first bytes: wait for more (peeking again at once would return the
+            // same bytes).
+            // (A client that sends part of a method and stops is not waited for long.)
+            None => {
+                let since = *partial.get_or_insert_with(tokio::time::Instant::now);
+                if since.elapsed() > PEEK_TIME {
+                    return Protocol::Lines;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await
+            }
+        }
+    }
+}
+
 /// Reads `HELLO <name> <token>` and answers an error for anything else; the entrant.
 async fn handshake<R, W>(r: &mut R, w: &mut W, hub: &Hub) -> Option<usize>
 where
@@ -67,7 +126,7 @@ where
     let mut limited = (&mut *r).take(MAX_HELLO as u64 + 1);
     let read = limited.read_until(b'\n', &mut line);
     let error = match tokio::time::timeout(HANDSHAKE_TIME, read).await {
-        Err(_) => "ERROR no `HELLO <name> <token>` line in time",
+        Err(_) => SILENT,
         Ok(Err(_)) => return None,
         Ok(Ok(_)) if line.len() > MAX_HELLO => "ERROR line too long",
         Ok(Ok(_)) if !line.ends_with(b"\n") => return None,

@@ -12,7 +12,7 @@ use crate::player::{Failure, Player, Request};
 use crate::schedule::Pairing;
 
 use super::lineup::Lineup;
-use super::runner::{GameSeed, Seats};
+use super::runner::{GameSeed, Seats, Watch};
 
 /// A seat of one game taken by a remote entrant.
 pub struct RemoteSeat<'a> {
@@ -43,6 +43,10 @@ pub trait Remotes: Send + Sync + 'static {
     ) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
     /// The tournament is over or stopped: no more games for anyone.
     fn close(&self);
+    /// What happened in a game (any game, not only the entrants').
+    fn watch(&self, game_id: u64, event: Watch<'_>) {
+        let _ = (game_id, event);
+    }
 }
 
 /// No remote entrants: `arena run`.
@@ -176,5 +180,9 @@ impl<R: Remotes> Seats for Mixed<R> {
         if bot < self.first_remote() {
             self.lineup.note(bot, text);
         }
+    }
+
+    fn watch(&self, game_id: u64, event: Watch<'_>) {
+        self.remotes.watch(game_id, event);
     }
 }

@@ -41,6 +41,25 @@ pub trait Seats: Send + Sync + 'static {
     fn note(&self, bot: usize, text: &str) {
         let _ = (bot, text);
     }
+    /// Tells whoever watches the tournament (the server's event stream) what happened in
+    /// game `game_id`.
+    fn watch(&self, game_id: u64, event: Watch<'_>) {
+        let _ = (game_id, event);
+    }
+}
+
+/// What happens in a game, as [`Seats::watch`] hears it.
+#[derive(Debug, Clone, Copy)]
+pub enum Watch<'a> {
+    /// The game starts between these two (seat A first).
+    Started { names: [&'a str; 2] },
+    /// A seat answered: its move, or (`Err`) the fault that lost it the game.
+    Move {
+        seat: Seat,
+        reply: Result<&'a str, &'a str>,
+    },
+    /// The game is over and recorded.
+    Over { record: &'a GameRecord },
 }
 
 /// What a player needs to know of its game.
@@ -162,6 +181,7 @@ pub async fn play_schedule<S: Seats>(
             detail: GameRecord::fault_detail(&outcome.faults),
         };
         done(&record)?;
+        seats.watch(record.game_id, Watch::Over { record: &record });
         records.push(record);
     }
     Ok(Played {
@@ -218,7 +238,18 @@ async fn play_game<S: Seats>(
     // Morra's requests are the histories of the replies before them: recording them would
     // make replays quadratic in size.
     let with_requests = settings.game != GameKind::Morra;
+    let watched = Watch::Started {
+        names: [&names[0], &names[1]],
+    };
+    seats.watch(pairing.game_id, watched);
     let outcome = referee::play(rules.as_mut(), &mut pa, &mut pb, opening, &mut |e| {
+        let reply = match (e.fault, e.reply) {
+            (Some(fault), _) => Err(fault),
+            (None, Ok(reply)) => Ok(reply.trim()),
+            (None, Err(_)) => Err("no reply"),
+        };
+        let seat = e.seat;
+        seats.watch(pairing.game_id, Watch::Move { seat, reply });
         if let Some(r) = replay.as_mut() {
             r.exchange(&Move {
                 seat: e.seat,

@@ -1,0 +1,166 @@
+//! What the server knows of every game of the tournament (its remote entrants' and its local
+//! bots'): who plays it, the moves so far, the result once over, and the standings so far.
+//! The HTTP API shows it and the event stream announces each change.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, MutexGuard};
+
+use serde::Serialize;
+
+use crate::game::Seat;
+use crate::results::games::{GameResult, Reason};
+use crate::tournament::runner::Watch;
+
+use super::hub::HubEvent;
+
+/// `first` or `second`: a seat as the API names it.
+pub fn seat_name(seat: Seat) -> &'static str {
+    match seat {
+        Seat::A => "first",
+        Seat::B => "second",
+    }
+}
+
+/// One game as the server saw it.
+#[derive(Debug, Clone, Serialize)]
+pub struct GameInfo {
+    /// The two players, the first seat first.
+    pub players: [String; 2],
+    pub moves: Vec<Played>,
+    /// `None` while the game is played.
+    pub result: Option<Final>,
+}
+
+/// One reply of a seat: its move, or the fault that lost it the game.
+#[derive(Debug, Clone, Serialize)]
+pub struct Played {
+    pub seat: &'static str,
+    #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
+    pub mv: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
+}
+
+/// How a game ended, as `games.csv` has it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Final {
+    /// The two seats' scores, the first seat's first.
+    pub scores: [i64; 2],
+    /// `first`, `second` or `draw`.
+    pub winner: &'static str,
+    pub reason: Reason,
+    /// The referee's fault text for a forfeit, empty otherwise.
+    pub detail: String,
+}
+
+/// A player's results so far.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Tally {
+    pub name: String,
+    pub games: u32,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    /// A win is 1 point, a draw 1/2.
+    pub points: f64,
+}
+
+#[derive(Default)]
+struct Inner {
+    games: HashMap<u64, GameInfo>,
+    tally: BTreeMap<String, Tally>,
+}
+
+/// Every game of the tournament so far.
+#[derive(Default)]
+pub struct Games(Mutex<Inner>);
+
+impl Games {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A game's state, if it has started.
+    pub fn get(&self, game_id: u64) -> Option<GameInfo> {
+        self.lock().games.get(&game_id).cloned()
+    }
+
+    /// The standings so far: most points first, then by name.
+    pub fn standings(&self) -> Vec<Tally> {
+        let mut list: Vec<Tally> = self.lock().tally.values().cloned().collect();
+        list.sort_by(|a, b| b.points.total_cmp(&a.points).then(a.name.cmp(&b.name)));
+        list
+    }
+
+    /// Learns what happened in a game; the events that announce it.
+    pub fn apply(&self, game_id: u64, event: Watch<'_>) -> Vec<HubEvent> {
+        let mut inner = self.lock();
+        match event {
+            Watch::Started { names } => {
+                let info = GameInfo {
+                    players: names.map(str::to_string),
+                    moves: Vec::new(),
+                    result: None,
+                };
+                inner.games.insert(game_id, info);
+                vec![HubEvent::GameStarted { game: game_id }]
+            }
+            Watch::Move { seat, reply } => {
+                let Some(info) = inner.games.get_mut(&game_id) else {
+                    return Vec::new();
+                };
+                let (mv, fault) = match reply {
+                    Ok(mv) => (Some(mv.to_string()), None),
+                    Err(fault) => (None, Some(fault.to_string())),
+                };
+                info.moves.push(Played {
+                    seat: seat_name(seat),
+                    mv: mv.clone(),
+                    fault: fault.clone(),
+                });
+                vec![HubEvent::Moved {
+                    game: game_id,
+                    seat: seat_name(seat),
+                    mv,
+                    fault,
+                }]
+            }
+            Watch::Over { record } => {
+                let winner = match record.result {
+                    GameResult::A => "first",
+                    GameResult::B => "second",
+                    GameResult::Draw => "draw",
+                };
+                let result = Final {
+                    scores: [record.score_a, record.score_b],
+                    winner,
+                    reason: record.reason,
+                    detail: record.detail.clone(),
+                };
+                let info = inner.games.entry(game_id).or_insert_with(|| GameInfo {
+                    players: [record.bot_a.clone(), record.bot_b.clone()],
+                    moves: Vec::new(),
+                    result: None,
+                });
+                info.result = Some(result);
+                for (i, name) in [&record.bot_a, &record.bot_b].into_iter().enumerate() {
+                    let t = inner.tally.entry(name.clone()).or_default();
+                    t.name = name.clone();
+                    t.games += 1;
+                    match (record.result, i) {
+                        (GameResult::Draw, _) => {
+                            t.draws += 1;
+                            t.points += 0.5;
+                        }
+                        (GameResult::A, 0) | (GameResult::B, 1) => {
+                            t.wins += 1;
+                            t.points += 1.0;
+                        }
+                        _ => t.losses += 1,
+                    }
+                }
+                vec![HubEvent::Finished { game: game_id }, HubEvent::Standings]
+            }
+        }
+    }
+}

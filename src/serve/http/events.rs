@@ -1,0 +1,71 @@
+//! `GET /api/events`: the hub's events as server-sent events, for clients and pages that
+//! would rather not poll; `GET /api/standings`: the standings so far.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::Json;
+use futures_util::stream::{self, Stream};
+use serde_json::{json, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::super::games::Tally;
+use super::super::hub::{Hub, HubEvent};
+use super::Api;
+
+/// An event's SSE name and JSON data.
+pub fn describe(hub: &Hub, event: &HubEvent) -> (&'static str, Value) {
+    let name = |e: usize| hub.entrants.list.get(e).map(|e| e.name.clone());
+    match event {
+        HubEvent::Waiting { entrant } => ("connected", json!({ "entrant": name(*entrant) })),
+        HubEvent::Started => ("started", json!({})),
+        HubEvent::GameOver { entrant } => ("entrant_done", json!({ "entrant": name(*entrant) })),
+        HubEvent::GameStarted { game } => {
+            let players = hub.games.get(*game).map(|g| g.players);
+            ("game_started", json!({ "game": game, "players": players }))
+        }
+        HubEvent::Moved {
+            game,
+            seat,
+            mv,
+            fault,
+        } => (
+            "move",
+            json!({ "game": game, "seat": seat, "move": mv, "fault": fault }),
+        ),
+        HubEvent::Finished { game } => {
+            let result = hub.games.get(*game).and_then(|g| g.result);
+            ("game_over", json!({ "game": game, "result": result }))
+        }
+        HubEvent::Standings => ("standings", json!({ "standings": hub.games.standings() })),
+        HubEvent::Closed => ("closed", json!({})),
+    }
+}
+
+/// `GET /api/events`: every event from now on; `lagged` when a slow reader missed some.
+pub async fn stream(
+    State(api): State<Arc<Api>>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let events = api.hub.subscribe();
+    let stream = stream::unfold((events, api), |(mut events, api)| async move {
+        let event = match events.recv().await {
+            Ok(e) => {
+                let (name, data) = describe(&api.hub, &e);
+                Event::default().event(name).data(data.to_string())
+            }
+            Err(RecvError::Lagged(n)) => Event::default()
+                .event("lagged")
+                .data(json!({ "missed": n }).to_string()),
+            Err(RecvError::Closed) => return None,
+        };
+        Some((Ok(event), (events, api)))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+/// `GET /api/standings`: every player's games, wins, draws, losses and points so far.
+pub async fn standings(State(api): State<Arc<Api>>) -> Json<Vec<Tally>> {
+    Json(api.hub.games.standings())
+}

@@ -1,0 +1,240 @@
+//! The HTTP front door, on the same port as the line protocol: the TCP listener hands it
+//! every connection that starts with an HTTP method. A JSON API for clients that poll
+//! (`POST /api/join`, `GET /api/games/ID`, `POST /api/games/ID/move`) and a stream of
+//! server-sent events (`GET /api/events`). Tokens come only in `Authorization: Bearer`
+//! headers, and are never logged.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::rejection::JsonRejection;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use serde_json::json;
+use tokio::net::TcpStream;
+use tokio::sync::Semaphore;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::TimeoutLayer;
+
+use super::hub::Hub;
+
+mod events;
+mod play;
+
+pub use play::Session;
+
+/// The largest request body.
+pub const MAX_BODY: usize = 64 * 1024;
+
+/// How long a request may take to be answered (a join waits less than this).
+pub const REQUEST_TIME: Duration = Duration::from_secs(40);
+
+/// How long `POST /api/join` waits for a game before `204 No Content`.
+pub const JOIN_WAIT: Duration = Duration::from_secs(25);
+
+/// How long a client may take to send a request's headers (slowloris).
+pub const HEADER_TIME: Duration = Duration::from_secs(10);
+
+/// The most HTTP connections open at once; more are closed at once.
+pub const MAX_CONNECTIONS: usize = 1024;
+
+/// The HTTP methods that tell an HTTP connection from a line-protocol one.
+const METHODS: [&[u8]; 9] = [
+    b"GET ",
+    b"POST ",
+    b"HEAD ",
+    b"PUT ",
+    b"DELETE ",
+    b"OPTIONS ",
+    b"PATCH ",
+    b"CONNECT ",
+    b"TRACE ",
+];
+
+/// Whether a connection's first bytes are HTTP: `Some(true)` if they start with a method,
+/// `Some(false)` if they cannot, `None` if too few have come to tell.
+pub fn is_http(first: &[u8]) -> Option<bool> {
+    if METHODS.iter().any(|m| first.starts_with(m)) {
+        return Some(true);
+    }
+    if METHODS.iter().any(|m| m.starts_with(first)) {
+        return None;
+    }
+    Some(false)
+}
+
+/// What the HTTP handlers share: the hub, and the games played over HTTP.
+pub struct Api {
+    pub hub: Arc<Hub>,
+    /// Games played over HTTP, by game and entrant.
+    sessions: Mutex<HashMap<(u64, usize), Arc<Session>>>,
+    join_wait: Duration,
+}
+
+impl Api {
+    /// The API of `hub`; a join waits `join_wait` for a game.
+    pub fn new(hub: Arc<Hub>, join_wait: Duration) -> Arc<Api> {
+        Arc::new(Api {
+            hub,
+            sessions: Mutex::new(HashMap::new()),
+            join_wait,
+        })
+    }
+
+    /// The entrant whose token is in the `Authorization: Bearer TOKEN` header.
+    fn entrant(&self, headers: &HeaderMap) -> Result<usize, ApiError> {
+        let value = headers
+            .get(header::AUTHORIZATION)
+            .ok_or(ApiError::Unauthorized)?;
+        let token = (value.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .ok_or(ApiError::Unauthorized)?;
+        self.hub
+            .entrants
+            .find(token.trim())
+            .ok_or(ApiError::Unauthorized)
+    }
+}
+
+/// The routes, with their limits.
+pub fn router(api: Arc<Api>) -> Router {
+    Router::new()
+        .route("/api/join", post(play::join))
+        .route("/api/games/{id}", get(play::state))
+        .route("/api/games/{id}/move", post(play::play))
+        .route("/api/events", get(events::stream))
+        .route("/api/standings", get(events::standings))
+        .fallback(|| async { ApiError::NoRoute })
+        .with_state(api)
+        .layer(axum::middleware::map_response(json_errors))
+        .layer(RequestBodyLimitLayer::new(MAX_BODY))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            REQUEST_TIME,
+        ))
+}
+
+/// Gives every error without a JSON body (the limits', an unknown method's) one:
+/// `{"error": ...}` with its text, or the status's reason.
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    let json = (response.headers().get(header::CONTENT_TYPE))
+        .is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
+    if json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let mut text = String::from_utf8_lossy(&text).trim().to_string();
+    if text.is_empty() {
+        text = status.canonical_reason().unwrap_or("error").to_lowercase();
+    }
+    let mut out = (status, Json(json!({ "error": text }))).into_response();
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            out.headers_mut().insert(name, value.clone());
+        }
+    }
+    out
+}
+
+/// The HTTP side of the listener: the router and the cap on connections.
+#[derive(Clone)]
+pub struct Front {
+    router: Router,
+    connections: Arc<Semaphore>,
+}
+
+impl Front {
+    pub fn new(api: Arc<Api>) -> Front {
+        Front {
+            router: router(api),
+            connections: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+        }
+    }
+
+    /// Serves one accepted connection (nothing of it read yet) until it closes.
+    pub async fn serve(&self, stream: TcpStream) {
+        let Ok(_permit) = Arc::clone(&self.connections).try_acquire_owned() else {
+            return;
+        };
+        let service = TowerToHyperService::new(self.router.clone());
+        let conn = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(HEADER_TIME)
+            .max_buf_size(64 * 1024)
+            .serve_connection(TokioIo::new(stream), service);
+        let _ = conn.await;
+    }
+}
+
+/// What went wrong with a request: a status and `{"error": "..."}`.
+#[derive(Debug)]
+pub enum ApiError {
+    /// No `Authorization: Bearer TOKEN`, or not an entrant's token.
+    Unauthorized,
+    /// Another entrant's game.
+    Forbidden,
+    /// No such game (yet).
+    NoGame,
+    NoRoute,
+    /// Not the entrant's turn, or the game is over.
+    Conflict(String),
+    /// No more games for the entrant.
+    Gone,
+    /// Too many waiting joins.
+    TooMany(String),
+    /// A malformed request: the status (400, 413, 415, 422) and why.
+    Bad(StatusCode, String),
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(rejection: JsonRejection) -> Self {
+        let status = match rejection.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => StatusCode::PAYLOAD_TOO_LARGE,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        ApiError::Bad(status, rejection.body_text())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, message) = match self {
+            ApiError::Unauthorized => (
+                StatusCode::UNAUTHORIZED,
+                "missing or wrong token: send `Authorization: Bearer TOKEN`".to_string(),
+            ),
+            ApiError::Forbidden => (
+                StatusCode::FORBIDDEN,
+                "this game is not one of yours".to_string(),
+            ),
+            ApiError::NoGame => (StatusCode::NOT_FOUND, "no such game".to_string()),
+            ApiError::NoRoute => (StatusCode::NOT_FOUND, "no such route".to_string()),
+            ApiError::Conflict(why) => (StatusCode::CONFLICT, why),
+            ApiError::Gone => (
+                StatusCode::GONE,
+                "no more games for this entrant".to_string(),
+            ),
+            ApiError::TooMany(why) => (StatusCode::TOO_MANY_REQUESTS, why),
+            ApiError::Bad(status, why) => (status, why),
+        };
+        let mut response = (status, Json(json!({ "error": message }))).into_response();
+        if status == StatusCode::UNAUTHORIZED {
+            let bearer = header::HeaderValue::from_static("Bearer");
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, bearer);
+        }
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,180 @@
+//! The router in-process (`tower::ServiceExt::oneshot`), against a hub with two entrants.
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use tower::ServiceExt;
+
+use super::*;
+use crate::game::{GameKind, Seat};
+use crate::player::remote::{Door, Event, Out};
+use crate::serve::entrants::{table, Entrants};
+use crate::serve::hub::Start;
+use crate::tournament::runner::Watch;
+
+fn api(join_wait: Duration) -> Arc<Api> {
+    let text = format!("{}{}", table("x", "tx"), table("y", "ty"));
+    let start = Start { when: 1, at: None };
+    let entrants = Entrants::parse(&text).unwrap();
+    let hub = Hub::new(
+        GameKind::Othello,
+        entrants,
+        Duration::from_secs(1),
+        Duration::from_millis(500),
+        start,
+    );
+    Api::new(hub, join_wait)
+}
+
+async fn call(
+    api: &Arc<Api>,
+    method: &str,
+    uri: &str,
+    token: Option<&str>,
+    body: &str,
+) -> (StatusCode, serde_json::Value) {
+    let mut request = Request::builder().method(method).uri(uri);
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    if !body.is_empty() {
+        request = request.header("content-type", "application/json");
+    }
+    let request = request.body(Body::from(body.to_string())).unwrap();
+    let response = router(Arc::clone(api)).oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    let json = serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null);
+    (status, json)
+}
+
+#[tokio::test]
+async fn tokens_are_checked_and_unknown_things_are_404() {
+    let api = api(Duration::from_millis(50));
+    let (status, body) = call(&api, "POST", "/api/join", None, "").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(body["error"].as_str().unwrap().contains("Bearer"));
+    let (status, _) = call(&api, "POST", "/api/join", Some("nope"), "").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = call(&api, "GET", "/api/games/3", Some("tx"), "").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = call(&api, "GET", "/api/games/abc", Some("tx"), "").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = call(&api, "GET", "/nothing", None, "").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // A game of others.
+    let names = ["y", "bot"];
+    api.hub.watch(3, Watch::Started { names });
+    let (status, _) = call(&api, "GET", "/api/games/3", Some("tx"), "").await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, body) = call(&api, "GET", "/api/games/3", Some("ty"), "").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["seat"], "first");
+    assert_eq!(body["turn"], "opponent");
+    // No game yet: join again; the end: 410.
+    let (status, _) = call(&api, "POST", "/api/join", Some("tx"), "").await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(api.hub.connected(), 0, "a join given up is not connected");
+    api.hub.close();
+    let (status, _) = call(&api, "POST", "/api/join", Some("tx"), "").await;
+    assert_eq!(status, StatusCode::GONE);
+}
+
+#[tokio::test]
+async fn a_joined_game_is_played_move_by_move() {
+    let api = api(Duration::from_secs(5));
+    let hub = Arc::clone(&api.hub);
+    let game = tokio::spawn(async move {
+        hub.begin(vec![1, 0]).await;
+        let door = hub.door(7, 0, None);
+        let mut link = door.connect(false).await.unwrap();
+        let header = "GAME 7 othello bot first 1000\n".to_string();
+        link.out.send(Out::Tell(header)).await.unwrap();
+        hub.watch(
+            7,
+            Watch::Started {
+                names: ["x", "bot"],
+            },
+        );
+        link.out.send(Out::Ask("a -\n".into())).await.unwrap();
+        let reply = link.events.recv().await;
+        let mv = Watch::Move {
+            seat: Seat::A,
+            reply: Ok("d3"),
+        };
+        hub.watch(7, mv);
+        door.done();
+        reply
+    });
+    let (status, body) = call(&api, "POST", "/api/join", Some("tx"), "").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["game"], 7);
+    assert_eq!(body["seat"], "first");
+    assert_eq!(body["opponent"], "bot");
+    assert_eq!(body["move_ms"], 1000);
+    // Wait for the request.
+    let mut state = serde_json::Value::Null;
+    for _ in 0..100 {
+        state = call(&api, "GET", "/api/games/7", Some("tx"), "").await.1;
+        if state["turn"] == "you" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(state["request"], "a -", "{state}");
+    assert!(state["deadline_ms"].as_u64().unwrap() <= 1500);
+    let (status, _) = call(&api, "GET", "/api/games/7", Some("ty"), "").await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = call(&api, "POST", "/api/games/7/move", Some("tx"), "{\"move\":").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let long = format!("{{\"move\":\"{}\"}}", "a".repeat(70_000));
+    let (status, body) = call(&api, "POST", "/api/games/7/move", Some("tx"), &long).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(body["error"].is_string(), "{body}");
+    let (status, body) = call(&api, "DELETE", "/api/games/7", Some("tx"), "").await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert!(body["error"].is_string(), "{body}");
+    let (status, _) = call(
+        &api,
+        "POST",
+        "/api/games/7/move",
+        Some("tx"),
+        "{\"move\":\"a\\nb\"}",
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, body) = call(
+        &api,
+        "POST",
+        "/api/games/7/move",
+        Some("tx"),
+        "{\"move\":\"d3\"}",
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(game.await.unwrap(), Some(Event::Line("d3".into())));
+    let (status, body) = call(
+        &api,
+        "POST",
+        "/api/games/7/move",
+        Some("tx"),
+        "{\"move\":\"c4\"}",
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    let state = call(&api, "GET", "/api/games/7", Some("tx"), "").await.1;
+    assert_eq!(state["moves"][0]["move"], "d3");
+}
+
+#[test]
+fn http_is_told_from_the_line_protocol_by_its_first_bytes() {
+    assert_eq!(is_http(b"GET /"), Some(true));
+    assert_eq!(is_http(b"POST "), Some(true));
+    assert_eq!(is_http(b"PO"), None);
+    assert_eq!(is_http(b""), None);
+    assert_eq!(is_http(b"HELLO x y"), Some(false));
+    assert_eq!(is_http(b"GETX"), Some(false));
+}

@@ -1,0 +1,443 @@
+//! `arena serve`'s HTTP front door over loopback (issue 12): an HTTP client joins, polls and
+//! plays Othello through the JSON API while a TCP client plays its games in the same
+//! tournament, an event stream follows it, and hostile requests and random bytes on both
+//! protocols get errors or closed connections while a fair client finishes and `games.csv`
+//! holds only the games that were played.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::Value;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+/// Writes an entrants file for `names`; their tokens are `token-<name>`.
+fn entrants(dir: &Path, names: &[&str]) -> PathBuf {
+    let path = dir.join("entrants.toml");
+    let text: String = names
+        .iter()
+        .map(|n| arena::serve::entrants::table(n, &format!("token-{n}")))
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Starts `arena serve othello --gauntlet greedy` for `names`, with the port it listens on.
+fn server(out: &Path, file: &Path) -> (Child, u16) {
+    let greedy = bundled("othello").join("greedy");
+    let mut child = Command::new(ARENA)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["serve", "othello", "--gauntlet", greedy.to_str().unwrap()])
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--entrants",
+            file.to_str().unwrap(),
+        ])
+        .args(["--out", out.to_str().unwrap(), "--seed", "5", "--jobs", "2"])
+        .args(["--no-sandbox", "--quiet"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let port = port(child.stderr.take().unwrap());
+    (child, port)
+}
+
+/// Reads the server's stderr up to `listening on ADDR`, then drains it in a thread.
+fn port(stderr: ChildStderr) -> u16 {
+    let mut lines = BufReader::new(stderr).lines();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some(addr) = line.strip_prefix("listening on ") {
+            let port = addr.rsplit(':').next().unwrap().parse().unwrap();
+            std::thread::spawn(move || for _ in lines {});
+            return port;
+        }
+    }
+    panic!("the server did not say where it listens");
+}
+
+fn wait(child: &mut Child, within: Duration) -> std::process::ExitStatus {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("a process did not finish within {within:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Sends raw bytes on a new connection and returns what comes back before it closes (or
+/// `within` passes); `None` if the server is not there. `end`: shut down the sending side
+/// after the bytes (an HTTP server closes a half-closed connection without answering).
+fn raw(port: u16, bytes: &[u8], end: bool, within: Duration) -> Option<Vec<u8>> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(within)).unwrap();
+    let _ = stream.write_all(bytes);
+    if end {
+        let _ = stream.shutdown(Shutdown::Write);
+    }
+    let mut back = Vec::new();
+    let _ = stream.read_to_end(&mut back);
+    Some(back)
+}
+
+/// One HTTP request (`Connection: close`): the status (0 if the server is gone) and the body
+/// as JSON (`Null` if empty or not JSON).
+fn http(port: u16, method: &str, path: &str, token: Option<&str>, body: &str) -> (u16, Value) {
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: x\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let Some(back) = raw(port, request.as_bytes(), false, Duration::from_secs(40)) else {
+        return (0, Value::Null);
+    };
+    let text = String::from_utf8_lossy(&back);
+    let status = (text.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+/// The bundled `random` Othello bot as a process: a request line in, a reply line out.
+struct Brain {
+    process: Child,
+    to: ChildStdin,
+    from: BufReader<ChildStdout>,
+}
+
+impl Brain {
+    fn start(seed: u64) -> Brain {
+        let mut process = Command::new("/usr/bin/python3")
+            .arg("bot.py")
+            .current_dir(bundled("othello").join("random"))
+            .env("ARENA_SEED", seed.to_string())
+            .env("ARENA_GAME", "othello")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let to = process.stdin.take().unwrap();
+        let from = BufReader::new(process.stdout.take().unwrap());
+        Brain { process, to, from }
+    }
+
+    fn reply(&mut self, request: &str) -> String {
+        writeln!(self.to, "{request}").unwrap();
+        let mut reply = String::new();
+        self.from.read_line(&mut reply).unwrap();
+        reply.trim().to_string()
+    }
+}
+
+impl Drop for Brain {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// Plays over HTTP until the tournament has no more games for `name`: the games played.
+/// `spy`: another entrant, who may not see these games.
+fn http_client(port: u16, name: &str, spy: &str) -> Vec<u64> {
+    let token = format!("token-{name}");
+    let mut played = Vec::new();
+    loop {
+        let (status, joined) = http(port, "POST", "/api/join", Some(&token), "");
+        match status {
+            204 => continue,
+            // Gone, or the server is done and gone before it could say so.
+            410 | 0 => return played,
+            200 => {}
+            _ => panic!("join: {status} {joined}"),
+        }
+        let id = joined["game"].as_u64().unwrap();
+        assert_eq!(joined["kind"], "othello");
+        assert_eq!(joined["opponent"], "greedy");
+        assert!(joined["move_ms"].as_u64().unwrap() > 0);
+        let mut brain = Brain::start(id);
+        let path = format!("/api/games/{id}");
+        let (status, _) = http(port, "GET", &path, Some(&format!("token-{spy}")), "");
+        assert_eq!(status, 403, "another entrant's game");
+        let (status, _) = http(port, "GET", &path, Some("token-nobody"), "");
+        assert_eq!(status, 401);
+        loop {
+            let (status, state) = http(port, "GET", &path, Some(&token), "");
+            assert_eq!(status, 200, "{state}");
+            match state["turn"].as_str().unwrap() {
+                "over" => break,
+                "you" => {
+                    let mv = brain.reply(state["request"].as_str().unwrap());
+                    let body = serde_json::json!({ "move": mv }).to_string();
+                    let (status, after) =
+                        http(port, "POST", &format!("{path}/move"), Some(&token), &body);
+                    assert_eq!(status, 200, "{after}");
+                }
+                _ => std::thread::sleep(Duration::from_millis(5)),
+            }
+        }
+        played.push(id);
+    }
+}
+
+/// Plays over TCP with the `random` bot, one connection per game: the games played.
+fn tcp_client(port: u16, name: &str) -> Vec<u64> {
+    let mut played = Vec::new();
+    loop {
+        let Ok(stream) = TcpStream::connect(("127.0.0.1", port)) else {
+            return played;
+        };
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut w = stream.try_clone().unwrap();
+        let mut r = BufReader::new(stream);
+        let mut line = || {
+            let mut l = String::new();
+            let _ = r.read_line(&mut l);
+            l.trim_end().to_string()
+        };
+        let _ = writeln!(w, "HELLO {name} token-{name}");
+        let ok = line();
+        if ok.is_empty() {
+            return played;
+        }
+        assert!(ok.starts_with("OK "), "{ok}");
+        let header = line();
+        if header == "END" || header.is_empty() {
+            return played;
+        }
+        let id: u64 = header.split(' ').nth(1).unwrap().parse().unwrap();
+        let mut brain = Brain::start(id);
+        loop {
+            let request = line();
+            if request.is_empty() {
+                break;
+            }
+            let _ = writeln!(w, "{}", brain.reply(&request));
+        }
+        played.push(id);
+    }
+}
+
+/// The event names of a server-sent event stream, read until the server goes.
+fn event_names(port: u16) -> std::thread::JoinHandle<Vec<String>> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(90)))
+        .unwrap();
+    let request = "GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n";
+    stream.write_all(request.as_bytes()).unwrap();
+    std::thread::spawn(move || {
+        let lines = BufReader::new(stream).lines();
+        lines
+            .map_while(Result::ok)
+            .filter_map(|l| l.strip_prefix("event: ").map(str::to_string))
+            .collect()
+    })
+}
+
+#[test]
+fn an_http_client_and_a_tcp_client_play_a_tournament_against_a_local_bot_issue_12() {
+    require_python3();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = entrants(tmp.path(), &["web", "sock"]);
+    let out = tmp.path().join("out");
+    let (mut server, port) = server(&out, &file);
+    let events = event_names(port);
+    let web = std::thread::spawn(move || http_client(port, "web", "sock"));
+    let sock = std::thread::spawn(move || tcp_client(port, "sock"));
+    let (web, sock) = (web.join().unwrap(), sock.join().unwrap());
+    assert!(wait(&mut server, Duration::from_secs(120)).success());
+    assert_eq!((web.len(), sock.len()), (2, 2), "{web:?} {sock:?}");
+    let rows = games(&out);
+    assert_eq!(rows.len(), 4);
+    for id in web {
+        let row = rows
+            .iter()
+            .find(|r| r["game_id"] == id.to_string())
+            .unwrap();
+        assert!(row["bot_a"] == "web" || row["bot_b"] == "web", "{row:?}");
+        assert_eq!(row["reason"], "normal", "{row:?}");
+    }
+    assert!(rows.iter().all(|r| r["reason"] == "normal"), "{rows:?}");
+    let events = events.join().unwrap();
+    for name in ["started", "game_started", "move", "game_over", "standings"] {
+        assert!(
+            events.iter().any(|e| e == name),
+            "no `{name}` in {events:?}"
+        );
+    }
+}
+
+/// A small seeded generator (xorshift).
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+}
+
+/// A hostile request: random bytes, or HTTP with random paths, tokens and bodies.
+fn hostile(rng: &mut Random) -> Vec<u8> {
+    let n = rng.below(300) as usize;
+    let garbage = rng.bytes(n);
+    let tokens = [
+        "",
+        "Authorization: Bearer nope\r\n",
+        "Authorization: Basic x\r\n",
+    ];
+    let token = tokens[rng.below(3) as usize];
+    let paths = [
+        "/api/join",
+        "/api/games/1",
+        "/api/games/99/move",
+        "/api/games/x",
+        "/",
+        "/api/events/../join",
+    ];
+    let path = paths[rng.below(paths.len() as u64) as usize];
+    let body = String::from_utf8_lossy(&garbage).to_string();
+    match rng.below(6) {
+        0 => garbage,
+        1 => [b"HELLO ".as_slice(), &garbage].concat(),
+        2 => [b"GET ".as_slice(), &garbage].concat(),
+        3 => format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\n{token}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes(),
+        4 => format!("POST {path} HTTP/1.1\r\nHost: x\r\n{token}Content-Length: 5\r\n\r\n{body}")
+            .into_bytes(),
+        _ => format!("GET {path} HTTP/1.1\r\n{}\r\n\r\n", body.replace('\n', " ")).into_bytes(),
+    }
+}
+
+#[test]
+fn hostile_clients_on_both_protocols_leave_a_fair_client_playing_and_games_csv_true_issue_12() {
+    require_python3();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = entrants(tmp.path(), &["fair", "mallory"]);
+    let out = tmp.path().join("out");
+    let (mut server, port) = server(&out, &file);
+    // A slow client that never finishes its headers is cut off.
+    let slow = std::thread::spawn(move || {
+        let started = Instant::now();
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s.write_all(b"GET /api/events HTTP/1.1\r\nHost: x\r\n")
+            .unwrap();
+        let mut back = Vec::new();
+        let _ = s.read_to_end(&mut back);
+        started.elapsed()
+    });
+    // The errors, each as the API says it.
+    let cases: [(&str, &str, Option<&str>, &str, u16); 8] = [
+        ("POST", "/api/join", None, "", 401),
+        ("POST", "/api/join", Some("token-nobody"), "", 401),
+        ("GET", "/api/games/424242", Some("token-mallory"), "", 404),
+        (
+            "POST",
+            "/api/games/424242/move",
+            Some("token-mallory"),
+            "{\"move\":\"d3\"}",
+            404,
+        ),
+        ("GET", "/api/nothing", None, "", 404),
+        (
+            "POST",
+            "/api/games/1/move",
+            Some("token-mallory"),
+            "{\"move\":",
+            400,
+        ),
+        (
+            "POST",
+            "/api/games/1/move",
+            Some("token-mallory"),
+            "[1, 2]",
+            400,
+        ),
+        ("POST", "/api/games/1/move", None, "{\"move\":\"d3\"}", 401),
+    ];
+    for (method, path, token, body, want) in cases {
+        let (status, answer) = http(port, method, path, token, body);
+        // Game 1 may not have started yet (404) or be someone else's (403).
+        let ok =
+            status == want || (path.starts_with("/api/games/1/") && [403, 404].contains(&status));
+        assert!(ok, "{method} {path}: {status} {answer}");
+        assert!(answer["error"].is_string(), "{method} {path}: {answer}");
+    }
+    // A method split over two packets: the peek at the first bytes loses none of them.
+    let mut split = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    split
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    split.write_all(b"PO").unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let rest = "ST /api/join HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    split.write_all(rest.as_bytes()).unwrap();
+    let mut back = String::new();
+    let _ = split.read_to_string(&mut back);
+    assert!(back.starts_with("HTTP/1.1 401 "), "{back}");
+    let big = format!("{{\"move\":\"{}\"}}", "x".repeat(100_000));
+    let (status, _) = http(
+        port,
+        "POST",
+        "/api/games/1/move",
+        Some("token-mallory"),
+        &big,
+    );
+    assert_eq!(status, 413);
+    // Before the entrants come (the server waits for them): random bytes and requests.
+    let mut rng = Random(0x5eed_1234_abcd_0001);
+    for i in 0..300 {
+        let bytes = hostile(&mut rng);
+        let end = rng.below(2) == 0;
+        let back = raw(port, &bytes, end, Duration::from_millis(100));
+        assert!(
+            back.is_some(),
+            "the server is gone after {i} hostile connections"
+        );
+    }
+    let cut = slow.join().unwrap();
+    eprintln!("slowloris cut after {cut:?}");
+    assert!(
+        cut < Duration::from_secs(20),
+        "a slowloris client stayed {cut:?}"
+    );
+    assert!(server.try_wait().unwrap().is_none(), "the server is gone");
+    let fair = std::thread::spawn(move || http_client(port, "fair", "mallory"));
+    let tcp_fair = std::thread::spawn(move || tcp_client(port, "mallory"));
+    let (fair, mallory) = (fair.join().unwrap(), tcp_fair.join().unwrap());
+    assert!(wait(&mut server, Duration::from_secs(120)).success());
+    assert_eq!((fair.len(), mallory.len()), (2, 2));
+    let rows = games(&out);
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    assert!(rows.iter().all(|r| r["reason"] == "normal"), "{rows:?}");
+}
