@@ -142,6 +142,12 @@ fn a_gauntlet_of_forty_submissions_grades_all_and_plays_the_good_ones_issue_13()
         serde_json::from_str(&std::fs::read_to_string(out.join("tournament.json")).unwrap())
             .unwrap();
     assert_eq!(info["excluded"].as_array().unwrap().len(), 10);
+    // The report lists them too, with their reasons.
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(report.contains("id=\"left-out\""), "no left-out section");
+    for (name, _) in &expected {
+        assert!(report.contains(name), "the report lacks `{name}`");
+    }
     assert_eq!(info["bots"].as_array().unwrap().len(), 31);
 }
 

@@ -305,10 +305,15 @@ fn report_options(
         [csv] => csv.parent().map(|d| d.to_path_buf()),
         _ => None,
     };
-    let described = single
-        .as_ref()
-        .and_then(|d| TournamentFile::read(d).ok())
-        .map(|info| info.describe());
+    let info = single.as_ref().and_then(|d| TournamentFile::read(d).ok());
+    // The bots a single run left out, as its own report lists them.
+    let left_out = info.as_ref().map_or_else(Vec::new, |info| {
+        info.excluded
+            .iter()
+            .map(|e| (e.name.clone(), e.reason.clone()))
+            .collect()
+    });
+    let described = info.map(|info| info.describe());
     let (title, config) = described.unwrap_or_else(|| {
         let files: Vec<String> = args.csv.iter().map(|p| p.display().to_string()).collect();
         (
@@ -329,6 +334,7 @@ fn report_options(
         replays,
         logs: beside("logs"),
         gauntlet,
+        left_out,
     }
 }
 

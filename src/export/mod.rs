@@ -34,6 +34,9 @@ pub struct ReportOptions {
     pub logs: bool,
     /// For a gauntlet, what to grade: then `grades.csv` and `grades.md` are written too.
     pub gauntlet: Option<Gauntlet>,
+    /// Bots that could not play, with the reason (from `tournament.json`), listed in the
+    /// report.
+    pub left_out: Vec<(String, String)>,
 }
 
 /// Everything an exporter renders from: the games and what is computed from them once.

@@ -26,6 +26,7 @@ impl Exporter for HtmlReportFile {
             failures: failures(ctx.games),
             games: ctx.games,
             grades: ctx.grades,
+            left_out: &ctx.options.left_out,
             replays: html::replays::find(
                 ctx.games,
                 &ctx.options.replays,

@@ -513,6 +513,11 @@ async fn finish<R: Remotes>(
                 .collect(),
             logs: true,
             gauntlet,
+            left_out: info
+                .excluded
+                .iter()
+                .map(|e| (e.name.clone(), e.reason.clone()))
+                .collect(),
         },
     )?;
     print!(

@@ -48,6 +48,8 @@ pub struct HtmlReport<'a> {
     pub games: &'a GameTable,
     /// A gauntlet's grades, shown after the standings.
     pub grades: Option<&'a Grades>,
+    /// Bots that could not play, and why.
+    pub left_out: &'a [(String, String)],
     /// Each game's replay link (games without one are listed unlinked), and the replays'
     /// text when it is embedded.
     pub replays: Replays,
@@ -106,6 +108,7 @@ pub fn render(report: &HtmlReport<'_>) -> String {
         grades::grades(&mut out, g);
     }
     crosstable(&mut out, s);
+    left_out(&mut out, report.left_out);
     failures(&mut out, report, &failing);
     games::games(&mut out, report);
     if !report.config.is_empty() {
@@ -115,6 +118,27 @@ pub fn render(report: &HtmlReport<'_>) -> String {
     viewer::viewer(&mut out, &report.replays);
     out.push_str("</body>\n</html>\n");
     out
+}
+
+/// The bots that could not play, each with the reason (what to fix, usually).
+fn left_out(out: &mut String, bots: &[(String, String)]) {
+    if bots.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<section id=\"left-out\">\n<h2>Left out</h2>\n<p class=\"note\">{} could not play:</p>\n<table class=\"left-out\">\n<thead>\n<tr><th class=\"bot\">Bot</th><th>Why</th></tr>\n</thead>\n<tbody>",
+        plural(bots.len(), "bot", "bots")
+    );
+    for (bot, why) in bots {
+        let _ = writeln!(
+            out,
+            "<tr><td class=\"bot\">{}</td><td>{}</td></tr>",
+            esc(bot),
+            esc(why)
+        );
+    }
+    out.push_str("</tbody>\n</table>\n</section>\n");
 }
 
 /// The configuration, collapsed: it matters less to a reader than the results.

@@ -107,6 +107,7 @@ fn report(s: &Standings, failures: Vec<Failure>) -> HtmlReport<'_> {
         failures,
         games: sample_table(),
         grades: None,
+        left_out: &[],
         replays: sample_replays(),
     }
 }
@@ -307,6 +308,7 @@ fn an_empty_tournament_still_renders() {
         failures: Vec::new(),
         games: sample_table(),
         grades: None,
+        left_out: &[],
         replays: Replays::default(),
     });
     parse(&html);
@@ -432,4 +434,30 @@ fn results_come_first_and_the_configuration_last_collapsed() {
     assert!(html.contains("<dialog id=\"viewer\""));
     assert!(html.contains("<td>40–24</td><td class=\"result\">alpha won</td>"));
     assert!(html.contains("<span class=\"fail\">crash by alpha</span>"));
+}
+
+#[test]
+fn bots_left_out_are_listed_with_their_reason_issue_13() {
+    let (s, failures) = sample();
+    let left_out = vec![(
+        "x-norun.py".to_string(),
+        "`x-norun.py` is not executable: mark it executable <& so on>".to_string(),
+    )];
+    let html = render(&HtmlReport {
+        left_out: &left_out,
+        ..report(&s, failures.clone())
+    });
+    let doc = parse(&html);
+    let section = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some("left-out"))
+        .expect("a left-out section");
+    let cells: Vec<String> = section
+        .descendants()
+        .filter(|n| n.tag_name().name() == "td")
+        .map(text)
+        .collect();
+    assert_eq!(cells, [left_out[0].0.clone(), left_out[0].1.clone()]);
+    let none = render(&report(&s, failures));
+    assert!(!none.contains("id=\"left-out\""));
 }
