@@ -344,3 +344,94 @@ fn a_result_that_cannot_be_written_stops_the_run_and_resume_finishes_it_issue_11
     assert!(run("resume").status.success());
     assert_eq!(games(&out).len(), 3);
 }
+
+#[test]
+fn a_tournament_json_of_the_first_layout_still_resumes_issue_10() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("old");
+    let out_text = out.display().to_string();
+    let bot = |b: &str| fixtures("morra").join(b).display().to_string();
+    arena_ok(&[
+        "run",
+        "morra",
+        &bot("det-a"),
+        &bot("det-b"),
+        &bot("det-c"),
+        "--morra-rounds",
+        "30",
+        "--seed",
+        "5",
+        "--quiet",
+        "--out",
+        &out_text,
+    ]);
+    let whole = outputs_of(&out);
+    // Rewrite `tournament.json` as the first layout wrote it (no `format`, flat settings).
+    let new: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("tournament.json")).unwrap())
+            .unwrap();
+    let c = &new["config"];
+    let ms = |d: &serde_json::Value| {
+        humantime::parse_duration(d.as_str().unwrap())
+            .unwrap()
+            .as_millis() as u64
+    };
+    let old = serde_json::json!({
+        "arena_version": "0.1.0",
+        "run": new["run"],
+        "started_at": new["started_at"],
+        "game": c["game"],
+        "config": c["rules"],
+        "rounds": c["tournament"]["rounds"],
+        "games_per_pairing": c["tournament"]["games"],
+        "seed": c["tournament"]["seed"],
+        "opening_plies": 0,
+        "replays": true,
+        "jobs": 2,
+        "move_time_ms": ms(&c["time"]["move_time"]),
+        "startup_time_ms": ms(&c["time"]["startup_time"]),
+        "build_time_ms": ms(&c["time"]["build_time"]),
+        "log_limit": c["limits"]["log_limit"],
+        "keep_work": false,
+        "memory": c["limits"]["memory"],
+        "max_procs": c["limits"]["max_procs"],
+        "max_output": c["limits"]["max_output"],
+        "allow_network": false,
+        "pause_opponent": false,
+        "no_sandbox": false,
+        "anchor": null,
+        "bots": new["bots"],
+        "excluded": [],
+    });
+    std::fs::write(
+        out.join("tournament.json"),
+        serde_json::to_string_pretty(&old).unwrap(),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    let kept: Vec<&str> = text.lines().take(2).collect();
+    std::fs::write(out.join("games.csv"), kept.join("\n") + "\n").unwrap();
+    std::fs::remove_file(out.join("standings.csv")).unwrap();
+    arena_ok(&["resume", &out_text, "--quiet"]);
+    assert_eq!(outputs_of(&out), whole);
+}
+
+/// The tables a run writes, and its games without their timing.
+fn outputs_of(out: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = [
+        "standings.csv",
+        "standings.md",
+        "crosstable.csv",
+        "crosstable.md",
+        "los.csv",
+    ]
+    .iter()
+    .map(|f| (f.to_string(), std::fs::read(out.join(f)).unwrap()))
+    .collect();
+    let rows: std::collections::BTreeSet<u64> = games(out)
+        .iter()
+        .map(|r| r["game_id"].parse().unwrap())
+        .collect();
+    files.push(("game ids".into(), format!("{rows:?}").into_bytes()));
+    files
+}
