@@ -7,32 +7,11 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
 
 use common::*;
-
-/// `arena doctor`'s verdicts: protection name to (active, detail).
-fn protections() -> BTreeMap<String, (bool, String)> {
-    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .arg("doctor")
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| {
-            let (verdict, rest) = l.split_at(4);
-            let (name, detail) = rest.split_once(": ")?;
-            Some((
-                name.to_string(),
-                (verdict.trim() == "yes", detail.to_string()),
-            ))
-        })
-        .collect()
-}
 
 /// The reply `bot` gave in its game against `opponent`, from the replay.
 fn reply(out: &Path, rows: &[Row], bot: &str, opponent: &str) -> String {
@@ -58,7 +37,7 @@ fn pids(path: &Path) -> Vec<u32> {
 
 #[test]
 fn hostile_bots_lose_see_nothing_and_leave_nothing_behind() {
-    let have = protections();
+    let have = doctor_verdicts();
     let active = |name: &str| have.get(name).is_some_and(|p| p.0);
     let needs = |bot: &str, name: &str| {
         let ok = active(name);

@@ -16,29 +16,9 @@ use std::time::{Duration, Instant};
 
 use common::*;
 
-/// `arena doctor`'s verdicts: protection name to (active, detail).
-fn doctor() -> BTreeMap<String, (bool, String)> {
-    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .arg("doctor")
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|l| {
-            let (verdict, rest) = l.split_at(4);
-            let (name, detail) = rest.split_once(": ")?;
-            Some((
-                name.to_string(),
-                (verdict.trim() == "yes", detail.to_string()),
-            ))
-        })
-        .collect()
-}
-
 /// Whether the doctor says `name` holds (with `detail_has` in its detail), printing why not.
 fn claimed(name: &str, detail_has: &str) -> bool {
-    let have = doctor();
+    let have = doctor_verdicts();
     let (active, detail) = have.get(name).cloned().unwrap_or_default();
     let holds = active && detail.contains(detail_has);
     if !holds {

@@ -8,7 +8,7 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -36,22 +36,8 @@ fn server(args: &[&str]) -> (Child, u16) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let port = port(child.stderr.take().unwrap());
+    let port = listening_port(child.stderr.take().unwrap());
     (child, port)
-}
-
-/// Reads the server's stderr up to `listening on ADDR`, then drains it in a thread.
-fn port(stderr: ChildStderr) -> u16 {
-    let mut lines = BufReader::new(stderr).lines();
-    for line in lines.by_ref() {
-        let line = line.unwrap();
-        if let Some(addr) = line.strip_prefix("listening on ") {
-            let port = addr.rsplit(':').next().unwrap().parse().unwrap();
-            std::thread::spawn(move || for _ in lines {});
-            return port;
-        }
-    }
-    panic!("the server did not say where it listens");
 }
 
 fn connect_bot(port: u16, name: &str, bot: &str, seed: &str) -> Child {
@@ -63,20 +49,6 @@ fn connect_bot(port: u16, name: &str, bot: &str, seed: &str) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .unwrap()
-}
-
-fn wait(child: &mut Child, within: Duration) -> std::process::ExitStatus {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("a process did not finish within {within:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// A raw TCP client.
@@ -231,7 +203,7 @@ fn a_dropped_connection_replaced_within_the_grace_gets_the_game_back_issue_12() 
         played += 1;
     }
     assert_eq!(played, 2);
-    assert!(wait(&mut server, Duration::from_secs(60)).success());
+    assert!(wait_within(&mut server, Duration::from_secs(60)).success());
     let rows = games(&out);
     assert!(rows.iter().all(|r| r["reason"] == "normal"), "{rows:?}");
 }
@@ -293,8 +265,8 @@ fn remote_entrants_play_local_bots_with_the_results_of_a_local_run_issue_12() {
     ]);
     let mut connected = connect_bot(port, "greedy", greedy.to_str().unwrap(), "7");
     let piped = piped_client(port, "rand2", 7);
-    assert!(wait(&mut server, Duration::from_secs(120)).success());
-    assert!(wait(&mut connected, Duration::from_secs(30)).success());
+    assert!(wait_within(&mut server, Duration::from_secs(120)).success());
+    assert!(wait_within(&mut connected, Duration::from_secs(30)).success());
     assert_eq!(piped.join().unwrap(), 4);
 
     let local = tmp.path().join("local");
@@ -413,7 +385,7 @@ fn hostile_clients_lose_their_own_games_or_are_refused_issue_12() {
         }),
     ];
     let fair = piped_client(port, "fair", 3);
-    assert!(wait(&mut server, Duration::from_secs(120)).success());
+    assert!(wait_within(&mut server, Duration::from_secs(120)).success());
     for c in clients {
         c.join().unwrap();
     }
@@ -472,7 +444,7 @@ fn a_served_tournament_killed_with_sigkill_is_completed_by_resume_issue_12() {
     }
     killed.kill().unwrap();
     killed.wait().unwrap();
-    let _ = wait(&mut a, Duration::from_secs(30));
+    let _ = wait_within(&mut a, Duration::from_secs(30));
     let _ = b.join();
     let before = games_so_far(&out);
     assert!(before < 6, "the tournament ended before the kill");
@@ -480,8 +452,8 @@ fn a_served_tournament_killed_with_sigkill_is_completed_by_resume_issue_12() {
     let (mut resumed, port) = server(&["resume", out.to_str().unwrap(), "--quiet"]);
     let mut a = connect_bot(port, "alphabeta", alphabeta.to_str().unwrap(), "5");
     let b = piped_client(port, "random", 5);
-    assert!(wait(&mut resumed, Duration::from_secs(120)).success());
-    assert!(wait(&mut a, Duration::from_secs(30)).success());
+    assert!(wait_within(&mut resumed, Duration::from_secs(120)).success());
+    assert!(wait_within(&mut a, Duration::from_secs(30)).success());
     b.join().unwrap();
     let rows = games(&out);
     let mut ids: Vec<&str> = rows.iter().map(|r| r["game_id"].as_str()).collect();

@@ -9,7 +9,7 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -46,36 +46,8 @@ fn server(out: &Path, file: &Path) -> (Child, u16) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let port = port(child.stderr.take().unwrap());
+    let port = listening_port(child.stderr.take().unwrap());
     (child, port)
-}
-
-/// Reads the server's stderr up to `listening on ADDR`, then drains it in a thread.
-fn port(stderr: ChildStderr) -> u16 {
-    let mut lines = BufReader::new(stderr).lines();
-    for line in lines.by_ref() {
-        let line = line.unwrap();
-        if let Some(addr) = line.strip_prefix("listening on ") {
-            let port = addr.rsplit(':').next().unwrap().parse().unwrap();
-            std::thread::spawn(move || for _ in lines {});
-            return port;
-        }
-    }
-    panic!("the server did not say where it listens");
-}
-
-fn wait(child: &mut Child, within: Duration) -> std::process::ExitStatus {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("a process did not finish within {within:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 /// Sends raw bytes on a new connection and returns what comes back before it closes (or
@@ -261,7 +233,7 @@ fn an_http_client_and_a_tcp_client_play_a_tournament_against_a_local_bot_issue_1
     let web = std::thread::spawn(move || http_client(port, "web", "sock"));
     let sock = std::thread::spawn(move || tcp_client(port, "sock"));
     let (web, sock) = (web.join().unwrap(), sock.join().unwrap());
-    assert!(wait(&mut server, Duration::from_secs(120)).success());
+    assert!(wait_within(&mut server, Duration::from_secs(120)).success());
     assert_eq!((web.len(), sock.len()), (2, 2), "{web:?} {sock:?}");
     let rows = games(&out);
     assert_eq!(rows.len(), 4);
@@ -435,7 +407,7 @@ fn hostile_clients_on_both_protocols_leave_a_fair_client_playing_and_games_csv_t
     let fair = std::thread::spawn(move || http_client(port, "fair", "mallory"));
     let tcp_fair = std::thread::spawn(move || tcp_client(port, "mallory"));
     let (fair, mallory) = (fair.join().unwrap(), tcp_fair.join().unwrap());
-    assert!(wait(&mut server, Duration::from_secs(120)).success());
+    assert!(wait_within(&mut server, Duration::from_secs(120)).success());
     assert_eq!((fair.len(), mallory.len()), (2, 2));
     let rows = games(&out);
     assert_eq!(rows.len(), 4, "{rows:?}");

@@ -189,3 +189,56 @@ pub fn run_processes(arena_pid: u32, kept: &Path) -> Vec<u32> {
     }
     found
 }
+
+/// `arena doctor`'s verdicts: protection name to (active, detail).
+pub fn doctor_verdicts() -> std::collections::BTreeMap<String, (bool, String)> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .arg("doctor")
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let (verdict, rest) = l.split_at(4);
+            let (name, detail) = rest.split_once(": ")?;
+            Some((
+                name.to_string(),
+                (verdict.trim() == "yes", detail.to_string()),
+            ))
+        })
+        .collect()
+}
+
+/// Reads a server's stderr up to `listening on ADDR`, then drains it in a thread: its port.
+pub fn listening_port(stderr: std::process::ChildStderr) -> u16 {
+    use std::io::BufRead;
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some(addr) = line.strip_prefix("listening on ") {
+            let port = addr.rsplit(':').next().unwrap().parse().unwrap();
+            std::thread::spawn(move || for _ in lines {});
+            return port;
+        }
+    }
+    panic!("the server did not say where it listens");
+}
+
+/// Waits for `child` to exit; kills it and fails the test if it takes longer than `within`.
+pub fn wait_within(
+    child: &mut std::process::Child,
+    within: std::time::Duration,
+) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("a process did not finish within {within:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
