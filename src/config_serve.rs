@@ -38,6 +38,11 @@ pub struct ServeOptions {
     /// connected.
     #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
     pub start_at: Option<String>,
+
+    /// Keep serving the page and the API after the last game (until Ctrl-C or SIGTERM).
+    #[arg(long)]
+    #[serde(default)]
+    pub stay: bool,
 }
 
 /// Checks a `--start-at` time; it is kept as text.

@@ -22,6 +22,8 @@ pub struct Exchange<'a> {
     pub think: Duration,
     /// What was wrong, if this exchange lost the game (`illegal: ...`, `timeout: ...`).
     pub fault: Option<&'a str>,
+    /// What anyone may know of the move beyond itself ([`Rules::note`]).
+    pub note: Option<&'a str>,
 }
 
 /// Plays a game to its end, telling `observe` about every exchange. A player that fails
@@ -60,12 +62,14 @@ pub async fn play<A: Player + Send, B: Player + Send>(
                         played.push((seat, text.trim().to_string()));
                     }
                     faults[i] = fault;
+                    let note = faults[i].is_none().then(|| rules.note(seat)).flatten();
                     observe(Exchange {
                         seat,
                         request: &requests[i],
                         reply: &reply,
                         think,
                         fault: faults[i].as_ref().map(|f| f.1.as_str()),
+                        note: note.as_deref(),
                     });
                 }
                 history.extend(played);
@@ -91,12 +95,14 @@ pub async fn play<A: Player + Send, B: Player + Send>(
                 }
                 let i = seat.index();
                 faults[i] = fault;
+                let note = faults[i].is_none().then(|| rules.note(seat)).flatten();
                 observe(Exchange {
                     seat,
                     request: &request,
                     reply: &reply,
                     think,
                     fault: faults[i].as_ref().map(|f| f.1.as_str()),
+                    note: note.as_deref(),
                 });
             }
         }

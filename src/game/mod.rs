@@ -116,6 +116,12 @@ pub trait Rules: Send + Sync {
     fn legal_moves(&self) -> Vec<String> {
         Vec::new()
     }
+    /// What anyone may know of the move `seat` has just played beyond the move itself: a
+    /// Numer0n call's answer (`1 EAT 0 BITE`).
+    fn note(&self, seat: Seat) -> Option<String> {
+        let _ = seat;
+        None
+    }
     /// The position for a person: a board with coordinates, a call history, a score.
     fn render(&self) -> String;
     /// The position as `viewer` may see it (a Numer0n player does not see the other secret).
@@ -192,6 +198,12 @@ impl GameKind {
     /// Morra's rounds are simultaneous: its seats are only names.
     pub fn has_first_player(self) -> bool {
         self != GameKind::Morra
+    }
+
+    /// Whether the reply to `request` must stay hidden from the opponent and from watchers
+    /// until the game is over: a Numer0n secret.
+    pub fn is_secret(self, request: &[String]) -> bool {
+        self == GameKind::Numeron && request.first().is_some_and(|f| f == "secret")
     }
 
     /// Whether `--opening-plies` applies: board games whose rules list the legal moves.

@@ -273,6 +273,12 @@ impl Numeron {
 }
 
 impl Rules for Numeron {
+    /// The answer to `seat`'s last call (a secret has none: it comes before every call).
+    fn note(&self, seat: Seat) -> Option<String> {
+        let call = self.calls[seat.index()].last()?;
+        Some(format!("{} EAT {} BITE", call.eat, call.bite))
+    }
+
     fn render(&self) -> String {
         Numeron::render(self)
     }

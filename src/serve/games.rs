@@ -2,12 +2,12 @@
 //! bots'): who plays it, the moves so far, the result once over, and the standings so far.
 //! The HTTP API shows it and the event stream announces each change.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 
 use serde::Serialize;
 
-use crate::game::Seat;
+use crate::game::{GameKind, Seat};
 use crate::results::games::{GameResult, Reason};
 use crate::tournament::runner::Watch;
 
@@ -26,8 +26,45 @@ pub fn seat_name(seat: Seat) -> &'static str {
 pub struct GameInfo {
     /// The two players, the first seat first.
     pub players: [String; 2],
+    /// The random plies played before the players' first move (`--opening-plies`).
+    pub opening: Vec<Played>,
     pub moves: Vec<Played>,
     /// `None` while the game is played.
+    pub result: Option<Final>,
+}
+
+impl GameInfo {
+    pub fn new(players: [String; 2]) -> GameInfo {
+        GameInfo {
+            players,
+            opening: Vec::new(),
+            moves: Vec::new(),
+            result: None,
+        }
+    }
+
+    /// The game as the player in seat `viewer` (or, with `None`, a watcher) may see it: the
+    /// other seat's secrets hidden until the game is over.
+    pub fn seen_by(mut self, viewer: Option<&str>) -> GameInfo {
+        if self.result.is_none() {
+            for m in self.moves.iter_mut().filter(|m| m.secret) {
+                if Some(m.seat) != viewer {
+                    m.mv = None;
+                    m.hidden = true;
+                }
+            }
+        }
+        self
+    }
+}
+
+/// A game in the list of games: its players and result, without its moves.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub game: u64,
+    pub players: [String; 2],
+    /// Replies so far.
+    pub moves: usize,
     pub result: Option<Final>,
 }
 
@@ -39,6 +76,18 @@ pub struct Played {
     pub mv: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<String>,
+    /// What anyone may know of the move beyond itself (a Numer0n call's answer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Milliseconds from the request to the reply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ms: Option<u64>,
+    /// The move is a secret (a Numer0n secret).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub secret: bool,
+    /// A secret of the other seat, not shown until the game is over.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
 }
 
 /// How a game ended, as `games.csv` has it.
@@ -67,17 +116,38 @@ pub struct Tally {
 
 #[derive(Default)]
 struct Inner {
-    games: HashMap<u64, GameInfo>,
+    games: BTreeMap<u64, GameInfo>,
     tally: BTreeMap<String, Tally>,
 }
 
 /// Every game of the tournament so far.
-#[derive(Default)]
-pub struct Games(Mutex<Inner>);
+pub struct Games {
+    kind: GameKind,
+    inner: Mutex<Inner>,
+}
 
 impl Games {
+    pub fn new(kind: GameKind) -> Games {
+        Games {
+            kind,
+            inner: Mutex::default(),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Every game so far, oldest first.
+    pub fn list(&self) -> Vec<Summary> {
+        let inner = self.lock();
+        let list = inner.games.iter().map(|(&game, info)| Summary {
+            game,
+            players: info.players.clone(),
+            moves: info.moves.len(),
+            result: info.result.clone(),
+        });
+        list.collect()
     }
 
     /// A game's state, if it has started.
@@ -96,16 +166,29 @@ impl Games {
     pub fn apply(&self, game_id: u64, event: Watch<'_>) -> Vec<HubEvent> {
         let mut inner = self.lock();
         match event {
-            Watch::Started { names } => {
-                let info = GameInfo {
-                    players: names.map(str::to_string),
-                    moves: Vec::new(),
-                    result: None,
-                };
+            Watch::Started { names, opening } => {
+                let mut info = GameInfo::new(names.map(str::to_string));
+                info.opening = (opening.iter())
+                    .map(|(seat, mv)| Played {
+                        seat: seat_name(*seat),
+                        mv: Some(mv.clone()),
+                        fault: None,
+                        note: None,
+                        ms: None,
+                        secret: false,
+                        hidden: false,
+                    })
+                    .collect();
                 inner.games.insert(game_id, info);
                 vec![HubEvent::GameStarted { game: game_id }]
             }
-            Watch::Move { seat, reply } => {
+            Watch::Move {
+                seat,
+                request,
+                reply,
+                note,
+                think,
+            } => {
                 let Some(info) = inner.games.get_mut(&game_id) else {
                     return Vec::new();
                 };
@@ -113,16 +196,19 @@ impl Games {
                     Ok(mv) => (Some(mv.to_string()), None),
                     Err(fault) => (None, Some(fault.to_string())),
                 };
-                info.moves.push(Played {
-                    seat: seat_name(seat),
-                    mv: mv.clone(),
-                    fault: fault.clone(),
-                });
-                vec![HubEvent::Moved {
-                    game: game_id,
+                let played = Played {
                     seat: seat_name(seat),
                     mv,
                     fault,
+                    note: note.map(str::to_string),
+                    ms: Some(think.as_millis() as u64),
+                    secret: self.kind.is_secret(request),
+                    hidden: false,
+                };
+                info.moves.push(played.clone());
+                vec![HubEvent::Moved {
+                    game: game_id,
+                    played,
                 }]
             }
             Watch::Over { record } => {
@@ -137,11 +223,8 @@ impl Games {
                     reason: record.reason,
                     detail: record.detail.clone(),
                 };
-                let info = inner.games.entry(game_id).or_insert_with(|| GameInfo {
-                    players: [record.bot_a.clone(), record.bot_b.clone()],
-                    moves: Vec::new(),
-                    result: None,
-                });
+                let players = [record.bot_a.clone(), record.bot_b.clone()];
+                let info = (inner.games.entry(game_id)).or_insert_with(|| GameInfo::new(players));
                 info.result = Some(result);
                 for (i, name) in [&record.bot_a, &record.bot_b].into_iter().enumerate() {
                     let t = inner.tally.entry(name.clone()).or_default();

@@ -18,7 +18,7 @@ use crate::player::Failure;
 use crate::tournament::runner::Watch;
 
 use super::entrants::Entrants;
-use super::games::Games;
+use super::games::{Games, Played};
 
 /// The most waiting connections one entrant may have.
 pub const MAX_WAITING: usize = 64;
@@ -87,7 +87,7 @@ struct State {
 
 /// What happened to the entrants, for whoever watches (a later web page): sent on
 /// [`Hub::subscribe`]'s channel.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum HubEvent {
     /// An entrant has a new waiting connection.
     Waiting { entrant: usize },
@@ -97,13 +97,9 @@ pub enum HubEvent {
     GameOver { entrant: usize },
     /// A game (of anyone) started: [`Hub::games`] has its players.
     GameStarted { game: u64 },
-    /// A seat of a game replied: its move, or the fault that lost it the game.
-    Moved {
-        game: u64,
-        seat: &'static str,
-        mv: Option<String>,
-        fault: Option<String>,
-    },
+    /// A seat of a game replied: its move (a secret not shown to watchers), or the fault
+    /// that lost it the game.
+    Moved { game: u64, played: Played },
     /// A game is over and recorded: [`Hub::games`] has its result.
     Finished { game: u64 },
     /// The standings changed ([`Hub::games`]).
@@ -159,7 +155,7 @@ impl Hub {
             changed: watch::channel(0).0,
             claims: Mutex::new(HashMap::new()),
             events: broadcast::channel(1024).0,
-            games: Games::default(),
+            games: Games::new(game),
         })
     }
 
@@ -228,6 +224,14 @@ impl Hub {
         slot.last_seen = Some(Instant::now());
         drop(state);
         self.bump();
+    }
+
+    /// Whether the tournament has started, whether it is over, and for each entrant whether
+    /// it has a waiting connection and how many games it is playing.
+    pub fn status(&self) -> (bool, bool, Vec<(bool, usize)>) {
+        let state = self.lock();
+        let slots = state.slots.iter().map(|s| (s.connected(), s.active));
+        (state.started, state.closed, slots.collect())
     }
 
     /// How many entrants have a waiting connection.
@@ -522,7 +526,8 @@ mod tests {
         });
         let (a, b) = both.await.expect("the other game starts");
         assert!(a.is_ok() && b.is_ok());
-        assert_eq!(events.try_recv(), Ok(HubEvent::Waiting { entrant: 0 }));
+        let first = events.try_recv();
+        assert!(matches!(first, Ok(HubEvent::Waiting { entrant: 0 })));
     }
 
     #[tokio::test]

@@ -91,8 +91,36 @@ impl Remotes for Entrance {
     }
 }
 
+/// A served tournament's door, open.
+struct Served {
+    hub: Arc<Hub>,
+    api: Arc<http::Api>,
+    addr: std::net::SocketAddr,
+    /// With `--stay`, what ends the server after the last game (listening from the start,
+    /// so that no signal is missed).
+    stops: Option<tournament::Stops>,
+}
+
+impl Served {
+    /// After the last game: waits until HTTP players have seen their results (at most the
+    /// network grace), or with `--stay` until Ctrl-C or SIGTERM.
+    async fn close(self, options: &ServeOptions) -> Result<()> {
+        if let Some(mut stops) = self.stops {
+            eprintln!(
+                "the tournament is over; still serving on {} (Ctrl-C to stop)",
+                self.addr
+            );
+            stops.next().await;
+        } else {
+            self.api.settle(options.network_grace).await;
+        }
+        drop(self.hub);
+        Ok(())
+    }
+}
+
 /// Makes the hub of a served tournament and opens its door.
-async fn open(config: &RunConfig, entrants: Entrants) -> Result<Arc<Hub>> {
+async fn open(config: &RunConfig, entrants: Entrants) -> Result<Served> {
     let options = serve_options(config)?;
     let start_at = match &options.start_at {
         Some(text) => Some(
@@ -114,13 +142,20 @@ async fn open(config: &RunConfig, entrants: Entrants) -> Result<Arc<Hub>> {
     let listener = tcp::listen(&options.listen).await?;
     let addr = listener.local_addr()?;
     eprintln!("listening on {addr}");
-    let api = http::Api::new(Arc::clone(&hub), http::JOIN_WAIT);
+    let replays = config.replays().then(|| config.out().join("replays"));
+    let api = http::Api::with_replays(Arc::clone(&hub), http::JOIN_WAIT, replays);
     tokio::spawn(tcp::accept(
         listener,
         Arc::clone(&hub),
-        http::Front::new(api),
+        http::Front::new(Arc::clone(&api)),
     ));
-    Ok(hub)
+    let stops = options.stay.then(tournament::Stops::listen).transpose()?;
+    Ok(Served {
+        hub,
+        api,
+        addr,
+        stops,
+    })
 }
 
 fn serve_options(config: &RunConfig) -> Result<&ServeOptions> {
@@ -145,8 +180,13 @@ pub async fn serve(config: RunConfig) -> Result<Summary> {
     {
         bail!("entrant `{}` has the name of a local bot", e.name);
     }
-    let hub = open(&config, entrants).await?;
-    tournament::run_with(config, Arc::new(Entrance(hub))).await
+    let options = serve_options(&config)?.clone();
+    let served = open(&config, entrants).await?;
+    let summary = tournament::run_with(config, Arc::new(Entrance(Arc::clone(&served.hub)))).await;
+    if summary.is_ok() {
+        served.close(&options).await?;
+    }
+    summary
 }
 
 /// Continues a tournament in `out`: served again if it was served, else as `arena resume`.
@@ -167,6 +207,11 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
             ),
         }
     }
-    let hub = open(&info.config, entrants).await?;
-    tournament::resume_with(out, jobs, quiet, Arc::new(Entrance(hub))).await
+    let served = open(&info.config, entrants).await?;
+    let entrance = Arc::new(Entrance(Arc::clone(&served.hub)));
+    let summary = tournament::resume_with(out, jobs, quiet, entrance).await;
+    if summary.is_ok() {
+        served.close(options).await?;
+    }
+    summary
 }

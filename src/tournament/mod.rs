@@ -31,7 +31,8 @@ mod tests;
 
 use file::{BotEntry, Excluded, TournamentFile};
 use lineup::Lineup;
-use lock::{signal_name, OutputLock, Stops};
+pub use lock::Stops;
+use lock::{signal_name, OutputLock};
 use remote::{Mixed, NoRemotes, Remotes};
 use runner::Settings;
 

@@ -51,12 +51,20 @@ pub trait Seats: Send + Sync + 'static {
 /// What happens in a game, as [`Seats::watch`] hears it.
 #[derive(Debug, Clone, Copy)]
 pub enum Watch<'a> {
-    /// The game starts between these two (seat A first).
-    Started { names: [&'a str; 2] },
-    /// A seat answered: its move, or (`Err`) the fault that lost it the game.
+    /// The game starts between these two (seat A first), after the opening plies given.
+    Started {
+        names: [&'a str; 2],
+        opening: &'a [(Seat, String)],
+    },
+    /// A seat answered `request`: its move, or (`Err`) the fault that lost it the game.
     Move {
         seat: Seat,
+        request: &'a [String],
         reply: Result<&'a str, &'a str>,
+        /// What anyone may know of the move beyond itself (a Numer0n call's answer).
+        note: Option<&'a str>,
+        /// From the request to the reply.
+        think: Duration,
     },
     /// The game is over and recorded.
     Over { record: &'a GameRecord },
@@ -240,6 +248,7 @@ async fn play_game<S: Seats>(
     let with_requests = settings.game != GameKind::Morra;
     let watched = Watch::Started {
         names: [&names[0], &names[1]],
+        opening: &opening,
     };
     seats.watch(pairing.game_id, watched);
     let outcome = referee::play(rules.as_mut(), &mut pa, &mut pb, opening, &mut |e| {
@@ -248,8 +257,15 @@ async fn play_game<S: Seats>(
             (None, Ok(reply)) => Ok(reply.trim()),
             (None, Err(_)) => Err("no reply"),
         };
-        let seat = e.seat;
-        seats.watch(pairing.game_id, Watch::Move { seat, reply });
+        let (seat, request, note, think) = (e.seat, e.request, e.note, e.think);
+        let watched = Watch::Move {
+            seat,
+            request,
+            reply,
+            note,
+            think,
+        };
+        seats.watch(pairing.game_id, watched);
         if let Some(r) = replay.as_mut() {
             r.exchange(&Move {
                 seat: e.seat,

@@ -122,6 +122,12 @@ impl Browser {
         self.command("POST", &format!("element/{}/click", element.0), json!({}));
     }
 
+    /// Types `text` into the form field `element`.
+    pub fn type_into(&self, element: &Element, text: &str) {
+        let path = format!("element/{}/value", element.0);
+        self.command("POST", &path, json!({ "text": text }));
+    }
+
     /// Types `keys` (WebDriver key codes such as `\u{E014}` for the right arrow) into
     /// whatever has the focus.
     pub fn keys(&self, keys: &str) {
@@ -148,7 +154,12 @@ impl Browser {
 
     /// Waits up to 5 s for `script` to return true.
     pub fn wait_for(&self, script: &str) {
-        let deadline = Instant::now() + Duration::from_secs(5);
+        self.wait_for_within(script, Duration::from_secs(5));
+    }
+
+    /// Waits up to `within` for `script` to return true.
+    pub fn wait_for_within(&self, script: &str, within: Duration) {
+        let deadline = Instant::now() + within;
         while self.eval(script, json!([])) != true {
             assert!(
                 Instant::now() < deadline,

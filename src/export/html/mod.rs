@@ -17,9 +17,9 @@ mod games;
 mod grades;
 mod heatmap;
 pub mod replays;
-mod style;
+pub mod style;
 mod tables;
-mod viewer;
+pub mod viewer;
 
 use heatmap::{crosstable, heatmap_print_zoom};
 pub use replays::{ReplayDir, Replays};

@@ -1,6 +1,6 @@
 //! The page's inline style sheet, for the screen and for print.
 
-pub(super) const CSS: &str = "
+pub const CSS: &str = "
 :root { --ink: #1f2328; --muted: #59636e; --faint: #aab2bb; --line: #d1d9e0; --rule: #e8ecf0;
   --head: #f6f8fa; --accent: #0b5cad; --bad: #b42318; }
 * { box-sizing: border-box; }

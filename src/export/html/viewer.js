@@ -2,12 +2,10 @@
 //! stepped through with the buttons, the slider or the arrow keys. Othello and Gomoku boards
 //! are computed here from the moves; Numer0n shows the calls with their EAT and BITE, Morra
 //! the rounds with the running score. Replays are embedded in the page or fetched beside it.
+//! The views are also `window.ArenaViews`, for the live page of `arena serve`.
 (function () {
   "use strict";
   var dialog = document.getElementById("viewer");
-  if (!dialog) {
-    return;
-  }
   var byId = function (id) { return document.getElementById(id); };
   var slider = byId("v-step");
   var view = null;
@@ -185,7 +183,9 @@
             tbody.appendChild(row(["", bot(r, m.seat), "hides " + m.reply, "", ""], cls + " secret"));
           } else {
             calls++;
-            var eb = answer(m.reply, secrets[m.seat === "a" ? "b" : "a"]);
+            // A live game's answers come from the server (the secrets are hidden until the end).
+            var note = /^(\d+) EAT (\d+) BITE$/.exec(m.note || "");
+            var eb = note ? [+note[1], +note[2]] : answer(m.reply, secrets[m.seat === "a" ? "b" : "a"]);
             var hit = eb[0] === m.reply.length;
             tbody.appendChild(row([calls, bot(r, m.seat), m.reply, eb[0], eb[1]], cls + (hit ? " hit" : "")));
           }
@@ -259,6 +259,15 @@
     return "Result: " + winner + ", " + x.score_a + "–" + x.score_b + " (" + why + ").";
   }
 
+  /// The view of a replay: `steps` and `draw(step, body, status)`.
+  function viewOf(r) {
+    var kinds = { othello: function () { return boardGame(r, 8, true); },
+      gomoku: function () { return boardGame(r, 15, false); },
+      numeron: function () { return numeron(r); }, morra: function () { return morra(r); } };
+    if (!kinds[r.header.game]) { throw new Error("unknown game " + r.header.game); }
+    return kinds[r.header.game]();
+  }
+
   function show(n) {
     if (!view) { return; }
     step = Math.max(0, Math.min(view.steps, n));
@@ -282,11 +291,7 @@
     if (!dialog.open) { dialog.showModal(); }
     load(href).then(parse).then(function (r) {
       var h = r.header;
-      var kinds = { othello: function () { return boardGame(r, 8, true); },
-        gomoku: function () { return boardGame(r, 15, false); },
-        numeron: function () { return numeron(r); }, morra: function () { return morra(r); } };
-      if (!kinds[h.game]) { throw new Error("unknown game " + h.game); }
-      view = kinds[h.game]();
+      view = viewOf(r);
       byId("v-title").textContent = h.game + " · game " + h.game_id + ": " + h.bot_a + " vs " + h.bot_b;
       byId("v-sub").textContent = "Round " + h.round + " · seed " + h.seed + " · move time " +
         duration(h.move_time_ms) + " · run " + h.run;
@@ -309,6 +314,10 @@
     });
   }
 
+  window.ArenaViews = { parse: parse, of: viewOf, describe: describe, flip: flip, point: point };
+  if (!dialog) {
+    return;
+  }
   document.addEventListener("click", function (e) {
     var a = e.target.closest ? e.target.closest("a.replay") : null;
     if (!a || e.ctrlKey || e.metaKey || e.shiftKey) { return; }

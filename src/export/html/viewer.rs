@@ -4,10 +4,10 @@
 use super::replays::{embedded_json, Replays};
 
 /// The viewer's script, inlined in the page.
-pub(super) const SCRIPT: &str = include_str!("viewer.js");
+pub const SCRIPT: &str = include_str!("viewer.js");
 
 /// The dialog the script fills, closed until a replay link is clicked.
-const DIALOG: &str = "<dialog id=\"viewer\" aria-labelledby=\"v-title\">
+pub const DIALOG: &str = "<dialog id=\"viewer\" aria-labelledby=\"v-title\">
 <div class=\"v-head\"><h2 id=\"v-title\">Replay</h2>\
 <button type=\"button\" id=\"v-close\" title=\"close (Esc)\">✕</button></div>
 <p id=\"v-sub\" class=\"sub\"></p>

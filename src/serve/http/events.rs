@@ -26,15 +26,17 @@ pub fn describe(hub: &Hub, event: &HubEvent) -> (&'static str, Value) {
             let players = hub.games.get(*game).map(|g| g.players);
             ("game_started", json!({ "game": game, "players": players }))
         }
-        HubEvent::Moved {
-            game,
-            seat,
-            mv,
-            fault,
-        } => (
-            "move",
-            json!({ "game": game, "seat": seat, "move": mv, "fault": fault }),
-        ),
+        HubEvent::Moved { game, played } => {
+            let mv = if played.secret {
+                None
+            } else {
+                played.mv.as_deref()
+            };
+            let data = json!({ "game": game, "seat": played.seat, "move": mv,
+                "fault": played.fault, "note": played.note, "ms": played.ms,
+                "secret": played.secret, "hidden": played.secret });
+            ("move", data)
+        }
         HubEvent::Finished { game } => {
             let result = hub.games.get(*game).and_then(|g| g.result);
             ("game_over", json!({ "game": game, "result": result }))

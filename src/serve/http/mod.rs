@@ -1,10 +1,12 @@
 //! The HTTP front door, on the same port as the line protocol: the TCP listener hands it
 //! every connection that starts with an HTTP method. A JSON API for clients that poll
-//! (`POST /api/join`, `GET /api/games/ID`, `POST /api/games/ID/move`) and a stream of
-//! server-sent events (`GET /api/events`). Tokens come only in `Authorization: Bearer`
-//! headers, and are never logged.
+//! (`POST /api/join`, `GET /api/games/ID`, `POST /api/games/ID/move`), a stream of
+//! server-sent events (`GET /api/events`), what watchers may see ([`watch`]) and the web
+//! page ([`page`]). Tokens come only in `Authorization: Bearer` headers, and are never
+//! logged.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -24,7 +26,9 @@ use tower_http::timeout::TimeoutLayer;
 use super::hub::Hub;
 
 mod events;
+mod page;
 mod play;
+mod watch;
 
 pub use play::Session;
 
@@ -74,16 +78,43 @@ pub struct Api {
     /// Games played over HTTP, by game and entrant.
     sessions: Mutex<HashMap<(u64, usize), Arc<Session>>>,
     join_wait: Duration,
+    /// Where the replays are written (`<OUT>/replays`), unless `--no-replays`.
+    replays: Option<PathBuf>,
 }
 
 impl Api {
     /// The API of `hub`; a join waits `join_wait` for a game.
     pub fn new(hub: Arc<Hub>, join_wait: Duration) -> Arc<Api> {
+        Api::with_replays(hub, join_wait, None)
+    }
+
+    /// The API of `hub`, serving finished games' replays from `replays`.
+    pub fn with_replays(hub: Arc<Hub>, join_wait: Duration, replays: Option<PathBuf>) -> Arc<Api> {
         Arc::new(Api {
             hub,
             sessions: Mutex::new(HashMap::new()),
             join_wait,
+            replays,
         })
+    }
+
+    /// Waits, at most `within`, until every entrant who played over HTTP has been shown its
+    /// last game's result (the server may then stop).
+    pub async fn settle(&self, within: Duration) {
+        let deadline = tokio::time::Instant::now() + within;
+        let untold = || {
+            let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+            let told = |s: &Arc<Session>| s.told.load(std::sync::atomic::Ordering::Relaxed);
+            (!sessions.is_empty(), sessions.values().any(|s| !told(s)))
+        };
+        let (any, _) = untold();
+        while untold().1 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if any {
+            // The last answers are written after their sessions are marked told.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
     }
 
     /// The entrant whose token is in the `Authorization: Bearer TOKEN` header.
@@ -104,9 +135,17 @@ impl Api {
 /// The routes, with their limits.
 pub fn router(api: Arc<Api>) -> Router {
     Router::new()
+        .route("/", get(page::index))
+        .route("/assets/live.js", get(page::live_js))
+        .route("/assets/viewer.js", get(page::viewer_js))
+        .route("/assets/style.css", get(page::style_css))
+        .route("/api/tournament", get(watch::tournament))
+        .route("/api/me", get(watch::me))
         .route("/api/join", post(play::join))
+        .route("/api/games", get(watch::list))
         .route("/api/games/{id}", get(play::state))
         .route("/api/games/{id}/move", post(play::play))
+        .route("/api/games/{id}/replay", get(watch::replay))
         .route("/api/events", get(events::stream))
         .route("/api/standings", get(events::standings))
         .fallback(|| async { ApiError::NoRoute })

@@ -2,6 +2,7 @@
 //! is then held by a [`Session`] that keeps the pending request for `GET /api/games/ID` and
 //! passes `POST /api/games/ID/move` on as the reply line.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -16,7 +17,7 @@ use tokio::time::Instant;
 
 use crate::player::remote::{Event, LinkEnd, Out, MAX_REPLY};
 
-use super::super::games::GameInfo;
+use super::super::games::{GameInfo, Played};
 use super::super::hub::{Assignment, Hub};
 use super::{Api, ApiError};
 
@@ -65,6 +66,8 @@ pub struct Session {
     turn: Mutex<Turn>,
     /// A move may take this long from its request, network grace included.
     limit: Duration,
+    /// The entrant has been shown the game's result.
+    pub(super) told: AtomicBool,
 }
 
 impl Session {
@@ -145,6 +148,7 @@ async fn start(api: &Api, entrant: usize, mut end: LinkEnd) -> Result<Joined, Ap
         replies: end.events,
         turn: Mutex::new(Turn::default()),
         limit: api.hub.move_time + api.hub.grace,
+        told: AtomicBool::new(false),
     });
     api.sessions
         .lock()
@@ -168,7 +172,8 @@ struct GameState {
     request: Option<String>,
     /// Milliseconds left for the move, when it is the entrant's turn.
     deadline_ms: Option<u64>,
-    moves: Vec<super::super::games::Played>,
+    opening: Vec<Played>,
+    moves: Vec<Played>,
     result: Option<super::super::games::Final>,
 }
 
@@ -194,12 +199,7 @@ fn find(
                 if s.joined.seat == "second" {
                     players.swap(0, 1);
                 }
-                let info = GameInfo {
-                    players,
-                    moves: Vec::new(),
-                    result: None,
-                };
-                Ok((info, session))
+                Ok((GameInfo::new(players), session))
             }
             None => Err(ApiError::NoGame),
         },
@@ -214,6 +214,7 @@ fn state_of(api: &Api, entrant: usize, game: u64) -> Result<GameState, ApiError>
     } else {
         "second"
     };
+    let info = info.seen_by(Some(seat));
     let mut state = GameState {
         game,
         kind: api.hub.game.to_string(),
@@ -226,10 +227,14 @@ fn state_of(api: &Api, entrant: usize, game: u64) -> Result<GameState, ApiError>
         },
         request: None,
         deadline_ms: None,
+        opening: info.opening,
         moves: info.moves,
         result: info.result,
     };
     if let Some(session) = session {
+        if state.result.is_some() {
+            session.told.store(true, Ordering::Relaxed);
+        }
         let turn = session.lock();
         if let (Some(request), Some(asked)) = (&turn.request, turn.asked) {
             let left = (asked + session.limit).saturating_duration_since(Instant::now());
@@ -243,18 +248,21 @@ fn state_of(api: &Api, entrant: usize, game: u64) -> Result<GameState, ApiError>
     Ok(state)
 }
 
-fn game_id(
+pub(super) fn game_id(
     id: Result<Path<u64>, axum::extract::rejection::PathRejection>,
 ) -> Result<u64, ApiError> {
     id.map(|Path(id)| id).map_err(|_| ApiError::NoGame)
 }
 
-/// `GET /api/games/ID`.
+/// `GET /api/games/ID`: as its entrant sees it with a token, as a watcher without.
 pub async fn state(
     State(api): State<Arc<Api>>,
     headers: HeaderMap,
     id: Result<Path<u64>, axum::extract::rejection::PathRejection>,
 ) -> Result<Response, ApiError> {
+    if !headers.contains_key(axum::http::header::AUTHORIZATION) {
+        return super::watch::game(&api, game_id(id)?);
+    }
     let entrant = api.entrant(&headers)?;
     let game = game_id(id)?;
     Ok(Json(state_of(&api, entrant, game)?).into_response())

@@ -14,11 +14,15 @@ use crate::serve::hub::Start;
 use crate::tournament::runner::Watch;
 
 fn api(join_wait: Duration) -> Arc<Api> {
+    api_of(GameKind::Othello, join_wait)
+}
+
+fn api_of(kind: GameKind, join_wait: Duration) -> Arc<Api> {
     let text = format!("{}{}", table("x", "tx"), table("y", "ty"));
     let start = Start { when: 1, at: None };
     let entrants = Entrants::parse(&text).unwrap();
     let hub = Hub::new(
-        GameKind::Othello,
+        kind,
         entrants,
         Duration::from_secs(1),
         Duration::from_millis(500),
@@ -67,7 +71,8 @@ async fn tokens_are_checked_and_unknown_things_are_404() {
     assert_eq!(status, StatusCode::NOT_FOUND);
     // A game of others.
     let names = ["y", "bot"];
-    api.hub.watch(3, Watch::Started { names });
+    let opening = &[];
+    api.hub.watch(3, Watch::Started { names, opening });
     let (status, _) = call(&api, "GET", "/api/games/3", Some("tx"), "").await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     let (status, body) = call(&api, "GET", "/api/games/3", Some("ty"), "").await;
@@ -97,13 +102,17 @@ async fn a_joined_game_is_played_move_by_move() {
             7,
             Watch::Started {
                 names: ["x", "bot"],
+                opening: &[],
             },
         );
         link.out.send(Out::Ask("a -\n".into())).await.unwrap();
         let reply = link.events.recv().await;
         let mv = Watch::Move {
             seat: Seat::A,
+            request: &[],
             reply: Ok("d3"),
+            note: None,
+            think: Duration::from_millis(5),
         };
         hub.watch(7, mv);
         door.done();
@@ -177,4 +186,116 @@ fn http_is_told_from_the_line_protocol_by_its_first_bytes() {
     assert_eq!(is_http(b""), None);
     assert_eq!(is_http(b"HELLO x y"), Some(false));
     assert_eq!(is_http(b"GETX"), Some(false));
+}
+
+/// One move of `seat` in game 1 of a Numer0n hub.
+fn moved(api: &Api, seat: Seat, request: &[&str], reply: &str, note: Option<&str>) {
+    let request: Vec<String> = request.iter().map(|f| f.to_string()).collect();
+    let mv = Watch::Move {
+        seat,
+        request: &request,
+        reply: Ok(reply),
+        note,
+        think: Duration::from_millis(3),
+    };
+    api.hub.watch(1, mv);
+}
+
+#[tokio::test]
+async fn numeron_secrets_are_hidden_from_watchers_and_the_opponent_until_the_game_is_over() {
+    let api = api_of(GameKind::Numeron, Duration::from_secs(1));
+    let mut events = api.hub.subscribe();
+    let opening = &[];
+    api.hub.watch(
+        1,
+        Watch::Started {
+            names: ["x", "y"],
+            opening,
+        },
+    );
+    moved(&api, Seat::A, &["secret", "3"], "123", None);
+    moved(&api, Seat::B, &["secret", "3"], "456", None);
+    moved(
+        &api,
+        Seat::A,
+        &["call", "-", "-"],
+        "456",
+        Some("3 EAT 0 BITE"),
+    );
+    let (status, watcher) = call(&api, "GET", "/api/games/1", None, "").await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, x) = call(&api, "GET", "/api/games/1", Some("tx"), "").await;
+    let (_, list) = call(&api, "GET", "/api/games", None, "").await;
+    assert_eq!(list[0]["moves"], 3);
+    assert_eq!(watcher["moves"][0]["hidden"], true);
+    assert!(watcher["moves"][0]["move"].is_null() && watcher["moves"][1]["move"].is_null());
+    assert_eq!(watcher["moves"][2]["move"], "456", "a call is public");
+    assert_eq!(watcher["moves"][2]["note"], "3 EAT 0 BITE");
+    // x sees its own secret, not y's.
+    assert_eq!(x["moves"][0]["move"], "123");
+    assert!(x["moves"][1]["move"].is_null());
+    assert_eq!(x["moves"][1]["hidden"], true);
+    // The event stream never carries a secret.
+    let mut shown = Vec::new();
+    while let Ok(e) = events.try_recv() {
+        shown.push(events::describe(&api.hub, &e).1.to_string());
+    }
+    let shown = shown.join("\n");
+    assert!(
+        !shown.contains("123") && shown.contains("\"hidden\":true"),
+        "{shown}"
+    );
+    // Once over, everything is shown.
+    use crate::results::games::{Culprit, GameRecord, GameResult, Reason};
+    let record = GameRecord {
+        run: "r".into(),
+        round: 1,
+        game_id: 1,
+        game: GameKind::Numeron,
+        bot_a: "x".into(),
+        bot_b: "y".into(),
+        score_a: 1,
+        score_b: 1,
+        result: GameResult::A,
+        reason: Reason::Normal,
+        culprit: Culprit::Nobody,
+        plies: 3,
+        duration_ms: 9,
+        detail: String::new(),
+    };
+    api.hub.watch(1, Watch::Over { record: &record });
+    let (_, watcher) = call(&api, "GET", "/api/games/1", None, "").await;
+    assert_eq!(watcher["moves"][0]["move"], "123");
+    assert_eq!(watcher["moves"][1]["move"], "456");
+    assert_eq!(watcher["moves"][1]["secret"], true);
+}
+
+#[tokio::test]
+async fn the_page_and_its_assets_are_served_with_a_strict_policy() {
+    let api = api(Duration::from_secs(1));
+    for (path, kind) in [
+        ("/", "text/html"),
+        ("/assets/live.js", "text/javascript"),
+        ("/assets/viewer.js", "text/javascript"),
+        ("/assets/style.css", "text/css"),
+    ] {
+        let request = Request::builder().uri(path).body(Body::empty()).unwrap();
+        let response = router(Arc::clone(&api)).oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        let headers = response.headers();
+        assert!(headers["content-type"].to_str().unwrap().starts_with(kind));
+        let policy = headers["content-security-policy"].to_str().unwrap();
+        assert!(policy.contains("default-src 'none'") && policy.contains("script-src 'self'"));
+    }
+    let (status, body) = call(&api, "GET", "/api/tournament", None, "").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["kind"], "othello");
+    assert_eq!(body["entrants"][1]["name"], "y");
+    assert_eq!(body["started"], false);
+    let (status, _) = call(&api, "GET", "/api/me", Some("nope"), "").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (_, body) = call(&api, "GET", "/api/me", Some("ty"), "").await;
+    assert_eq!(body["name"], "y");
+    let (status, _) = call(&api, "GET", "/api/games/9/replay", None, "").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
 }

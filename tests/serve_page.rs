@@ -1,0 +1,285 @@
+//! The web page of `arena serve` in a real headless Chromium (issue 12): a person signs in
+//! with a token and plays a whole Othello game against a bundled bot by clicking the board,
+//! while the same page shows the game live, then the standings, the cross-table and the
+//! finished game's replay; and a Numer0n game played through the page's form, whose secrets
+//! the page never shows a watcher while the game is on.
+
+mod common;
+#[path = "common/webdriver.rs"]
+mod webdriver;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+use webdriver::Browser;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+/// Starts `arena serve GAME --gauntlet bots/GAME/BOT` with one entrant `ann` (token
+/// `token-ann`), one game; returns the server and its port.
+fn server(dir: &Path, game: &str, bot: &str, extra: &[&str]) -> (Child, u16) {
+    let file = dir.join("entrants.toml");
+    std::fs::write(&file, arena::serve::entrants::table("ann", "token-ann")).unwrap();
+    let reference = bundled(game).join(bot);
+    let mut child = Command::new(ARENA)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["serve", game, "--gauntlet", reference.to_str().unwrap()])
+        .args(["--listen", "127.0.0.1:0", "--entrants"])
+        .arg(&file)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .args([
+            "--games",
+            "1",
+            "--seed",
+            "3",
+            "--move-time",
+            "30s",
+            "--quiet",
+        ])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let port = listening_port(child.stderr.take().unwrap());
+    (child, port)
+}
+
+/// Signs in as `ann` and asks for her games.
+fn sign_in_and_play(browser: &Browser) {
+    browser.wait_for(
+        "return document.getElementById('status').textContent.includes('Waiting to start')",
+    );
+    browser.type_into(&browser.find("#token"), "token-ann");
+    browser.click(&browser.find("#signin-go"));
+    browser.wait_for("return !document.getElementById('me').hidden");
+    let name = browser.eval(
+        "return document.getElementById('me-name').textContent",
+        json!([]),
+    );
+    assert_eq!(name, "ann");
+    browser.click(&browser.find("#play"));
+}
+
+/// Waits up to `within` for `script` to return true; fails showing the person's game.
+fn wait(browser: &Browser, script: &str, within: Duration) {
+    let deadline = std::time::Instant::now() + within;
+    while browser.eval(script, json!([])) != true {
+        if std::time::Instant::now() > deadline {
+            let shown = browser.eval(
+                "var x = new XMLHttpRequest(); x.open('GET', '/api/games/1', false); x.setRequestHeader('Authorization', 'Bearer token-ann'); x.send(); return document.getElementById('mygame').innerText + '\\n' + x.responseText + '\\n' + document.getElementById('my-board').dataset.moves",
+                json!([]),
+            );
+            panic!(
+                "timed out waiting for `{script}`; the page shows:\n{}",
+                shown.as_str().unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The moves of the person's game the page shows.
+fn moves(browser: &Browser) -> String {
+    let v = browser.eval(
+        "return document.getElementById('my-board').dataset.moves",
+        json!([]),
+    );
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// Waits until the page shows the move just played (or the game's end).
+fn taken(browser: &Browser, before: String) {
+    wait(
+        browser,
+        &format!(
+            "return document.getElementById('my-board').dataset.moves !== '{before}' \
+             || !!document.getElementById('my-status').dataset.result"
+        ),
+        Duration::from_secs(10),
+    );
+}
+
+/// The page's verdict on the person's game, once there is one.
+fn verdict(browser: &Browser) -> Option<String> {
+    let v = browser.eval(
+        "return document.getElementById('my-status').dataset.result || null",
+        json!([]),
+    );
+    v.as_str().map(str::to_string)
+}
+
+#[test]
+fn a_person_plays_a_whole_othello_game_in_the_browser_and_watches_the_tables_issue_12() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, port) = server(dir.path(), "othello", "greedy", &["--stay"]);
+    let browser = Browser::start(1200, 1000);
+    browser.goto(&format!("http://127.0.0.1:{port}/"));
+    sign_in_and_play(&browser);
+
+    let mut clicks = 0;
+    let mut seen_live = false;
+    let result = loop {
+        wait(
+            &browser,
+            "return document.querySelector('#my-board .cell.legal') !== null \
+             || !!document.getElementById('my-status').dataset.result",
+            Duration::from_secs(40),
+        );
+        if let Some(result) = verdict(&browser) {
+            break result;
+        }
+        // The game is on the page as a live game too, with its board.
+        seen_live |= browser.eval(
+            "return document.querySelector('#live .card .board') !== null",
+            json!([]),
+        ) == true;
+        let legal = browser.eval(
+            "return document.querySelectorAll('#my-board .cell.legal').length",
+            json!([]),
+        );
+        assert!(legal.as_u64().unwrap() > 0);
+        let before = moves(&browser);
+        browser.click(&browser.find("#my-board .cell.legal"));
+        clicks += 1;
+        assert!(clicks < 64, "an Othello game has at most 60 moves");
+        taken(&browser, before);
+    };
+    assert!(clicks >= 2, "ann moved {clicks} times");
+    assert!(seen_live, "the game was shown among the games being played");
+    assert!(["You won", "You lost", "Draw"].contains(&result.as_str()));
+
+    // The tables: ann and greedy, one game each, the points of the result.
+    browser.wait_for(
+        "return document.querySelectorAll('#standings tbody tr').length === 2 \
+         && document.querySelector('#finished tbody tr') !== null",
+    );
+    let rows = browser.eval(
+        "return Array.from(document.querySelectorAll('#standings tbody tr')).map(\
+         r => Array.from(r.cells).map(c => c.textContent))",
+        json!([]),
+    );
+    let ann = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r[1] == "ann")
+        .expect("ann in the standings");
+    assert_eq!(ann[2], "1", "one game: {rows}");
+    let points = match result.as_str() {
+        "You won" => "1",
+        "You lost" => "0",
+        _ => "½",
+    };
+    assert_eq!(ann[6], points, "{rows}");
+    let cross = browser.eval(
+        "return document.querySelector('#cross tbody').textContent",
+        json!([]),
+    );
+    assert!(cross.as_str().unwrap().contains(&format!("{points}/1")));
+
+    // The finished game's replay opens in the viewer, at its end the same discs.
+    browser.click(&browser.find("#finished a.replay"));
+    browser.wait_for("return document.getElementById('viewer').open && !!document.querySelector('#v-body .board')");
+    browser.click(&browser.find("#v-last"));
+    let said = browser.eval(
+        "return document.getElementById('v-result').textContent",
+        json!([]),
+    );
+    assert!(said.as_str().unwrap().starts_with("Result:"), "{said}");
+
+    // `--stay` kept the page up after the last game; SIGTERM ends the server.
+    assert!(child.try_wait().unwrap().is_none(), "the server stayed");
+    assert!(dir.path().join("out/standings.csv").exists());
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert!(wait_within(&mut child, Duration::from_secs(20)).success());
+    let rows = games(&dir.path().join("out"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["reason"], "normal");
+    let won = result_for(&rows[0], "ann");
+    let expected = match result.as_str() {
+        "You won" => "win",
+        "You lost" => "loss",
+        _ => "draw",
+    };
+    assert_eq!(won, expected);
+}
+
+#[test]
+fn a_person_plays_numeron_through_the_form_and_watchers_never_see_the_secrets_issue_12() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut child, port) = server(
+        dir.path(),
+        "numeron",
+        "minimizer",
+        &["--network-grace", "5s"],
+    );
+    let browser = Browser::start(1200, 1000);
+    browser.goto(&format!("http://127.0.0.1:{port}/"));
+    sign_in_and_play(&browser);
+
+    let calls = ["012", "345", "678", "901", "234", "567", "890", "123"];
+    let mut n = 0;
+    let mut secret_sent = false;
+    loop {
+        wait(
+            &browser,
+            "return !document.getElementById('my-move').hidden \
+             || !!document.getElementById('my-status').dataset.result",
+            Duration::from_secs(40),
+        );
+        if verdict(&browser).is_some() {
+            break;
+        }
+        let label = browser.eval(
+            "return document.getElementById('my-fields').textContent",
+            json!([]),
+        );
+        let input = browser.find("#my-input");
+        if label.as_str().unwrap().contains("secret") {
+            // A wrong secret is refused by the page, not sent.
+            browser.type_into(&input, "112");
+            browser.click(&browser.find("#my-send"));
+            let error = browser.eval(
+                "return document.getElementById('my-error').textContent",
+                json!([]),
+            );
+            assert!(
+                error.as_str().unwrap().contains("different digits"),
+                "{error}"
+            );
+            browser.eval("document.getElementById('my-input').value = ''", json!([]));
+            browser.type_into(&input, "987");
+            secret_sent = true;
+        } else {
+            browser.type_into(&input, calls[n % calls.len()]);
+            n += 1;
+        }
+        let before = moves(&browser);
+        browser.click(&browser.find("#my-send"));
+        taken(&browser, before);
+        if secret_sent && n == 0 {
+            // While the game is on, a watcher (the live card) sees no secret.
+            wait(
+                &browser,
+                "return document.querySelector('#live .card tr.secret') !== null",
+                Duration::from_secs(10),
+            );
+            let card = browser.eval(
+                "return document.getElementById('live').textContent",
+                json!([]),
+            );
+            assert!(!card.as_str().unwrap().contains("987"), "{card}");
+        }
+        assert!(n < 60, "a Numer0n game has at most 50 calls each");
+    }
+    assert!(secret_sent);
+    wait_within(&mut child, Duration::from_secs(20));
+    let rows = games(&dir.path().join("out"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["reason"], "normal", "{:?}", rows[0]);
+}
