@@ -39,6 +39,13 @@ pub struct ServeOptions {
     #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
     pub start_at: Option<String>,
 
+    /// Let anyone register a new entrant name on the page or with `POST /api/register`
+    /// until the start (rate-limited); each gets a token, whose hash is added to the
+    /// `--entrants` file (created if need be).
+    #[arg(long)]
+    #[serde(default)]
+    pub open: bool,
+
     /// Keep serving the page and the API after the last game (until Ctrl-C or SIGTERM).
     #[arg(long)]
     #[serde(default)]

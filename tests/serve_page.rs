@@ -1,8 +1,9 @@
 //! The web page of `arena serve` in a real headless Chromium (issue 12): a person signs in
 //! with a token and plays a whole Othello game against a bundled bot by clicking the board,
 //! while the same page shows the game live, then the standings, the cross-table and the
-//! finished game's replay; and a Numer0n game played through the page's form, whose secrets
-//! the page never shows a watcher while the game is on.
+//! finished game's replay (the server staying up with `--stay`); and, with `--open`, a person
+//! who registers a name on the page and plays Numer0n through its form, whose secrets the
+//! page never shows a watcher while the game is on.
 
 mod common;
 #[path = "common/webdriver.rs"]
@@ -18,11 +19,13 @@ use webdriver::Browser;
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
-/// Starts `arena serve GAME --gauntlet bots/GAME/BOT` with one entrant `ann` (token
-/// `token-ann`), one game; returns the server and its port.
+/// Starts `arena serve GAME --gauntlet bots/GAME/BOT` with one game a pairing, and (unless
+/// `--open` is among `extra`) one entrant `ann` (token `token-ann`); the server and its port.
 fn server(dir: &Path, game: &str, bot: &str, extra: &[&str]) -> (Child, u16) {
     let file = dir.join("entrants.toml");
-    std::fs::write(&file, arena::serve::entrants::table("ann", "token-ann")).unwrap();
+    if !extra.contains(&"--open") {
+        std::fs::write(&file, arena::serve::entrants::table("ann", "token-ann")).unwrap();
+    }
     let reference = bundled(game).join(bot);
     let mut child = Command::new(ARENA)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -51,6 +54,12 @@ fn server(dir: &Path, game: &str, bot: &str, extra: &[&str]) -> (Child, u16) {
 
 /// Signs in as `ann` and asks for her games.
 fn sign_in_and_play(browser: &Browser) {
+    sign_in(browser);
+    browser.click(&browser.find("#play"));
+}
+
+/// Signs in as `ann` with her token.
+fn sign_in(browser: &Browser) {
     browser.wait_for(
         "return document.getElementById('status').textContent.includes('Waiting to start')",
     );
@@ -62,7 +71,6 @@ fn sign_in_and_play(browser: &Browser) {
         json!([]),
     );
     assert_eq!(name, "ann");
-    browser.click(&browser.find("#play"));
 }
 
 /// Waits up to `within` for `script` to return true; fails showing the person's game.
@@ -210,17 +218,37 @@ fn a_person_plays_a_whole_othello_game_in_the_browser_and_watches_the_tables_iss
 }
 
 #[test]
-fn a_person_plays_numeron_through_the_form_and_watchers_never_see_the_secrets_issue_12() {
+fn a_person_registers_on_the_page_plays_numeron_through_the_form_and_watchers_never_see_the_secrets_issue_12() {
     let dir = tempfile::tempdir().unwrap();
     let (mut child, port) = server(
         dir.path(),
         "numeron",
         "minimizer",
-        &["--network-grace", "5s"],
+        &["--network-grace", "5s", "--open", "--start-when", "1"],
     );
     let browser = Browser::start(1200, 1000);
     browser.goto(&format!("http://127.0.0.1:{port}/"));
-    sign_in_and_play(&browser);
+    // Registration is open: ann picks her name on the page and gets her token there.
+    browser.wait_for("return !document.getElementById('register').hidden");
+    browser.type_into(&browser.find("#reg-name"), "ann");
+    browser.click(&browser.find("#register-go"));
+    browser.wait_for("return !document.getElementById('me').hidden");
+    let shown = browser.eval(
+        "return document.getElementById('register-token').textContent",
+        json!([]),
+    );
+    let token = shown
+        .as_str()
+        .unwrap()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    assert_eq!(token.len(), 64, "{shown}");
+    let table = std::fs::read_to_string(dir.path().join("entrants.toml")).unwrap();
+    let entrants = arena::serve::entrants::Entrants::parse(&table).unwrap();
+    assert_eq!(entrants.check("ann", &token), Some(0));
+    browser.click(&browser.find("#play"));
 
     let calls = ["012", "345", "678", "901", "234", "567", "890", "123"];
     let mut n = 0;

@@ -33,6 +33,17 @@ struct Table {
     token_sha256: String,
 }
 
+impl Entrant {
+    /// The entrant of one `[[entrant]]` table's text.
+    pub fn from_table(text: &str) -> Result<Entrant> {
+        let mut list = Entrants::parse(text)?.list;
+        match (list.pop(), list.is_empty()) {
+            (Some(entrant), true) => Ok(entrant),
+            _ => bail!("not one `[[entrant]]` table"),
+        }
+    }
+}
+
 /// The entrants of an `--entrants` file.
 #[derive(Debug, Clone, Default)]
 pub struct Entrants {

@@ -4,20 +4,20 @@
 //! take them out.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard};
 use std::time::{Duration, SystemTime};
 
 use tokio::sync::{broadcast, oneshot, watch};
 use tokio::time::Instant;
 
 use crate::game::GameKind;
-use crate::player::remote::{link, Door, Link, LinkEnd, Pending};
+use crate::player::remote::{link, Link, LinkEnd};
 use crate::player::Failure;
 
 use crate::tournament::runner::Watch;
 
-use super::entrants::Entrants;
+use super::door::Claim;
+use super::entrants::{Entrant, Entrants};
 use super::games::{Games, Played};
 
 /// The most waiting connections one entrant may have.
@@ -80,6 +80,8 @@ impl Slot {
 #[derive(Default)]
 struct State {
     started: bool,
+    /// The start was called for (the operator's `start`, or an open registration's start).
+    released: bool,
     closed: bool,
     slots: Vec<Slot>,
     next_id: u64,
@@ -91,6 +93,8 @@ struct State {
 pub enum HubEvent {
     /// An entrant has a new waiting connection.
     Waiting { entrant: usize },
+    /// A new entrant registered (`--open`).
+    Registered { entrant: usize },
     /// The tournament started.
     Started,
     /// A game of an entrant is over.
@@ -120,14 +124,15 @@ pub struct Start {
 /// The registry of entrants and their connections.
 pub struct Hub {
     pub game: GameKind,
-    pub entrants: Entrants,
+    /// Fixed once the tournament starts; grows before with `--open` registrations.
+    entrants: RwLock<Entrants>,
     pub move_time: Duration,
     pub grace: Duration,
     start: Start,
     state: Mutex<State>,
     changed: watch::Sender<u64>,
     /// Games whose two seats are both remote: their players claim connections together.
-    claims: Mutex<HashMap<u64, Arc<Claim>>>,
+    pub(super) claims: Mutex<HashMap<u64, Arc<Claim>>>,
     events: broadcast::Sender<HubEvent>,
     /// Every game so far, for the HTTP API and the event stream.
     pub games: Games,
@@ -144,7 +149,7 @@ impl Hub {
         let slots = entrants.list.iter().map(|_| Slot::default()).collect();
         Arc::new(Hub {
             game,
-            entrants,
+            entrants: RwLock::new(entrants),
             move_time,
             grace,
             start,
@@ -157,6 +162,78 @@ impl Hub {
             events: broadcast::channel(1024).0,
             games: Games::new(game),
         })
+    }
+
+    fn roll(&self) -> RwLockReadGuard<'_, Entrants> {
+        self.entrants.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Entrant `entrant`'s name.
+    pub fn name(&self, entrant: usize) -> String {
+        self.roll()
+            .list
+            .get(entrant)
+            .map(|e| e.name.clone())
+            .unwrap_or_default()
+    }
+
+    /// Every entrant's name, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.roll().list.iter().map(|e| e.name.clone()).collect()
+    }
+
+    /// The entrant `name` if `token` is its token.
+    pub fn check(&self, name: &str, token: &str) -> Option<usize> {
+        self.roll().check(name, token)
+    }
+
+    /// The entrant whose token is `token`.
+    pub fn find(&self, token: &str) -> Option<usize> {
+        self.roll().find(token)
+    }
+
+    /// Adds a new entrant before the start (`--open`), with `record` run under the lock to
+    /// keep it (its table appended to the entrants file); its index, or why not.
+    pub fn add_entrant(
+        &self,
+        entrant: Entrant,
+        record: impl FnOnce() -> Result<(), String>,
+    ) -> Result<usize, String> {
+        let mut state = self.lock();
+        if state.started || state.released {
+            return Err("registration is closed: the tournament has started".into());
+        }
+        let mut entrants = self.entrants.write().unwrap_or_else(|e| e.into_inner());
+        if entrants.list.iter().any(|e| e.name == entrant.name) {
+            return Err(format!("the name `{}` is taken", entrant.name));
+        }
+        record()?;
+        entrants.list.push(entrant);
+        state.slots.push(Slot::default());
+        let index = entrants.list.len() - 1;
+        drop(entrants);
+        drop(state);
+        self.bump();
+        self.tell(HubEvent::Registered { entrant: index });
+        Ok(index)
+    }
+
+    /// Waits for the start (`--start-when`, `--start-at` or the operator's `start`) of an
+    /// open tournament; from then on nobody can register.
+    pub async fn close_registration(&self) {
+        self.wait_start(self.start.when).await;
+    }
+
+    /// Whether the tournament has started.
+    pub fn started(&self) -> bool {
+        let state = self.lock();
+        state.started || state.released
+    }
+
+    /// Starts the tournament now, whoever is connected (the operator's `start`).
+    pub fn release(&self) {
+        self.lock().released = true;
+        self.bump();
     }
 
     /// Learns what happened in a game (any game of the tournament) and announces it.
@@ -252,16 +329,34 @@ impl Hub {
             }
         }
         let playing = left.iter().filter(|&&n| n > 0).count();
-        let wanted = self.start.when.min(playing);
+        self.wait_start(self.start.when.min(playing)).await;
+        let mut state = self.lock();
+        state.started = true;
+        let now = Instant::now();
+        for slot in &mut state.slots {
+            slot.last_seen = Some(now);
+        }
+        drop(state);
+        self.tell(HubEvent::Started);
+    }
+
+    /// Waits until `wanted` entrants are connected, the start time, or the operator's
+    /// `start`; then no entrant can register any more.
+    pub async fn wait_start(&self, wanted: usize) {
         let mut changes = self.changed.subscribe();
         let mut told = usize::MAX;
         loop {
             let connected = self.connected();
-            if connected >= wanted {
+            if connected >= wanted || self.lock().released {
                 break;
             }
             if connected != told {
-                eprintln!("waiting for entrants: {connected} of {wanted} connected");
+                let of = if wanted == usize::MAX {
+                    String::new()
+                } else {
+                    format!(" of {wanted}")
+                };
+                eprintln!("waiting for entrants: {connected}{of} connected");
                 told = connected;
             }
             let until = self.start.at.map(|at| {
@@ -274,20 +369,13 @@ impl Hub {
             let wait = until.unwrap_or(Duration::from_secs(3600));
             let _ = tokio::time::timeout(wait, changes.changed()).await;
         }
-        let mut state = self.lock();
-        state.started = true;
-        let now = Instant::now();
-        for slot in &mut state.slots {
-            slot.last_seen = Some(now);
-        }
-        drop(state);
-        self.tell(HubEvent::Started);
+        self.lock().released = true;
     }
 
     /// Takes one waiting connection of each of `entrants` at once (so that two games never
     /// each hold one of the connections the other waits for). An entrant with no connection
     /// and no game for longer than the network grace is absent: its game is lost by timeout.
-    async fn acquire(&self, entrants: &[usize]) -> Vec<Result<Link, Failure>> {
+    pub(super) async fn acquire(&self, entrants: &[usize]) -> Vec<Result<Link, Failure>> {
         let mut changes = self.changed.subscribe();
         loop {
             let mut next: Option<Instant> = None;
@@ -336,7 +424,7 @@ impl Hub {
     }
 
     /// A connection to replace one that dropped, within the network grace.
-    async fn reconnect(&self, entrant: usize) -> Result<Link, Failure> {
+    pub(super) async fn reconnect(&self, entrant: usize) -> Result<Link, Failure> {
         let rx = {
             let mut state = self.lock();
             let slot = &mut state.slots[entrant];
@@ -357,7 +445,7 @@ impl Hub {
     }
 
     /// One of `entrant`'s games is over; `held`: it held a connection.
-    fn game_over(&self, entrant: usize, held: bool) {
+    pub(super) fn game_over(&self, entrant: usize, held: bool) {
         let mut state = self.lock();
         let slot = &mut state.slots[entrant];
         if held {
@@ -386,100 +474,12 @@ impl Hub {
         self.bump();
         self.tell(HubEvent::Closed);
     }
-
-    /// The door of one remote seat of a game. `pair`: both seats' entrants when both are
-    /// remote (the seats' order), so that their connections are claimed together.
-    pub fn door(
-        self: &Arc<Self>,
-        game_id: u64,
-        entrant: usize,
-        pair: Option<[usize; 2]>,
-    ) -> ServeDoor {
-        let (claim, index) = match pair {
-            None => (Arc::new(Claim::new(vec![entrant])), 0),
-            Some(pair) => {
-                let mut claims = self.claims.lock().unwrap_or_else(|e| e.into_inner());
-                let claim = match claims.remove(&game_id) {
-                    Some(claim) => claim,
-                    None => {
-                        let claim = Arc::new(Claim::new(pair.to_vec()));
-                        claims.insert(game_id, Arc::clone(&claim));
-                        claim
-                    }
-                };
-                (claim, if pair[0] == entrant { 0 } else { 1 })
-            }
-        };
-        ServeDoor {
-            hub: Arc::clone(self),
-            claim,
-            index,
-            entrant,
-            over: AtomicBool::new(false),
-        }
-    }
-}
-
-/// One seat's connection, or why it has none.
-type Claimed = Result<Link, Failure>;
-
-/// The connections of one game's remote seats, claimed together.
-struct Claim {
-    entrants: Vec<usize>,
-    links: tokio::sync::Mutex<Option<Vec<Option<Claimed>>>>,
-    held: Vec<AtomicBool>,
-}
-
-impl Claim {
-    fn new(entrants: Vec<usize>) -> Claim {
-        let held = entrants.iter().map(|_| AtomicBool::new(false)).collect();
-        Claim {
-            entrants,
-            links: tokio::sync::Mutex::new(None),
-            held,
-        }
-    }
-}
-
-/// Where a remote player of `arena serve` gets its connections.
-pub struct ServeDoor {
-    hub: Arc<Hub>,
-    claim: Arc<Claim>,
-    index: usize,
-    entrant: usize,
-    over: AtomicBool,
-}
-
-impl Door for ServeDoor {
-    fn connect(&self, again: bool) -> Pending<'_, Result<Link, Failure>> {
-        Box::pin(async move {
-            if again {
-                return self.hub.reconnect(self.entrant).await;
-            }
-            let mut links = self.claim.links.lock().await;
-            if links.is_none() {
-                let got = self.hub.acquire(&self.claim.entrants).await;
-                for (held, link) in self.claim.held.iter().zip(&got) {
-                    held.store(link.is_ok(), Ordering::SeqCst);
-                }
-                *links = Some(got.into_iter().map(Some).collect());
-            }
-            let mine = links.as_mut().and_then(|l| l[self.index].take());
-            mine.unwrap_or_else(|| Err(Failure::Crash("the game's connection is gone".into())))
-        })
-    }
-
-    fn done(&self) {
-        if !self.over.swap(true, Ordering::SeqCst) {
-            let held = self.claim.held[self.index].load(Ordering::SeqCst);
-            self.hub.game_over(self.entrant, held);
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::player::remote::Door;
     use crate::serve::entrants::table;
 
     fn hub(grace: Duration, when: usize) -> Arc<Hub> {

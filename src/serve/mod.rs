@@ -2,6 +2,7 @@
 //! over the network. The [`hub::Hub`] is the one registry of entrants and connections that
 //! every front door shares (TCP in [`tcp`]); the tournament sees the entrants as players.
 
+use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -17,14 +18,17 @@ use crate::tournament::remote::{RemoteSeat, Remotes};
 use crate::tournament::runner::Watch;
 use crate::tournament::{self, Summary};
 
+pub mod door;
 pub mod entrants;
 pub mod games;
 pub mod http;
 pub mod hub;
+pub mod registry;
 pub mod tcp;
 
 use entrants::Entrants;
 use hub::{Hub, Start};
+use registry::Registry;
 
 /// The remote entrants as the tournament's players.
 struct Entrance(Arc<Hub>);
@@ -33,12 +37,7 @@ impl Remotes for Entrance {
     type Player = RemotePlayer;
 
     fn names(&self) -> Vec<String> {
-        self.0
-            .entrants
-            .list
-            .iter()
-            .map(|e| e.name.clone())
-            .collect()
+        self.0.names()
     }
 
     fn player(&self, s: RemoteSeat<'_>) -> RemotePlayer {
@@ -71,7 +70,7 @@ impl Remotes for Entrance {
         first: usize,
         pending: &[Pairing],
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + '_>> {
-        let mut left = vec![0; self.0.entrants.list.len()];
+        let mut left = vec![0; self.0.names().len()];
         for p in pending {
             for s in p.seats {
                 if let Some(e) = s.checked_sub(first) {
@@ -119,8 +118,12 @@ impl Served {
     }
 }
 
-/// Makes the hub of a served tournament and opens its door.
-async fn open(config: &RunConfig, entrants: Entrants) -> Result<Served> {
+/// Makes the hub of a served tournament and opens its door; `registry`: with `--open`.
+async fn open(
+    config: &RunConfig,
+    entrants: Entrants,
+    registry: Option<Registry>,
+) -> Result<Served> {
     let options = serve_options(config)?;
     let start_at = match &options.start_at {
         Some(text) => Some(
@@ -143,19 +146,42 @@ async fn open(config: &RunConfig, entrants: Entrants) -> Result<Served> {
     let addr = listener.local_addr()?;
     eprintln!("listening on {addr}");
     let replays = config.replays().then(|| config.out().join("replays"));
-    let api = http::Api::with_replays(Arc::clone(&hub), http::JOIN_WAIT, replays);
+    let api = http::Api::with(Arc::clone(&hub), http::JOIN_WAIT, replays, registry);
     tokio::spawn(tcp::accept(
         listener,
         Arc::clone(&hub),
         http::Front::new(Arc::clone(&api)),
     ));
     let stops = options.stay.then(tournament::Stops::listen).transpose()?;
+    operator(Arc::clone(&hub));
     Ok(Served {
         hub,
         api,
         addr,
         stops,
     })
+}
+
+/// Reads the operator's commands on stdin: `start` starts the tournament now, whoever is
+/// connected. (A thread, not a task: a read of stdin cannot be cancelled.)
+fn operator(hub: Arc<Hub>) {
+    if std::io::stdin().is_terminal() {
+        eprintln!("type `start` and Enter to start now, whoever is connected");
+    }
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lines() {
+            let Ok(line) = line else { break };
+            match line.trim() {
+                "start" if hub.started() => eprintln!("the tournament has started already"),
+                "start" => {
+                    eprintln!("starting at the operator's command");
+                    hub.release();
+                }
+                "" => {}
+                other => eprintln!("unknown command `{other}`: type `start` to start now"),
+            }
+        }
+    });
 }
 
 fn serve_options(config: &RunConfig) -> Result<&ServeOptions> {
@@ -168,20 +194,33 @@ fn serve_options(config: &RunConfig) -> Result<&ServeOptions> {
 /// Serves a new tournament: the configuration's local bots and the entrants of its
 /// `--entrants` file.
 pub async fn serve(config: RunConfig) -> Result<Summary> {
-    let entrants = Entrants::read(&serve_options(&config)?.entrants)?;
-    if entrants.list.is_empty() {
-        bail!(
-            "no entrant in `{}`",
-            serve_options(&config)?.entrants.display()
-        );
+    let options = serve_options(&config)?.clone();
+    let entrants = if options.open && !options.entrants.exists() {
+        Entrants::default()
+    } else {
+        Entrants::read(&options.entrants)?
+    };
+    if entrants.list.is_empty() && !options.open {
+        bail!("no entrant in `{}`", options.entrants.display());
     }
     let loaded = crate::bot::load_all(&config.all_bots(), config.game);
     if let Some(e) = (entrants.list.iter()).find(|e| loaded.specs.iter().any(|s| s.name == e.name))
     {
         bail!("entrant `{}` has the name of a local bot", e.name);
     }
-    let options = serve_options(&config)?.clone();
-    let served = open(&config, entrants).await?;
+    let registry = options.open.then(|| {
+        let locals = loaded.specs.iter().map(|s| s.name.clone()).collect();
+        Registry::new(options.entrants.clone(), locals)
+    });
+    let served = open(&config, entrants, registry).await?;
+    if options.open {
+        eprintln!("registration is open: new entrants register on the page (or `POST /api/register`) until the start");
+        served.hub.close_registration().await;
+        eprintln!(
+            "registration is closed: {} entrants",
+            served.hub.names().len()
+        );
+    }
     let summary = tournament::run_with(config, Arc::new(Entrance(Arc::clone(&served.hub)))).await;
     if summary.is_ok() {
         served.close(&options).await?;
@@ -207,7 +246,7 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
             ),
         }
     }
-    let served = open(&info.config, entrants).await?;
+    let served = open(&info.config, entrants, None).await?;
     let entrance = Arc::new(Entrance(Arc::clone(&served.hub)));
     let summary = tournament::resume_with(out, jobs, quiet, entrance).await;
     if summary.is_ok() {

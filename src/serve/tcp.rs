@@ -134,7 +134,7 @@ where
             let text = String::from_utf8_lossy(&line);
             let words: Vec<&str> = text.split_whitespace().collect();
             match words.as_slice() {
-                ["HELLO", name, token] => match hub.entrants.check(name, token) {
+                ["HELLO", name, token] => match hub.check(name, token) {
                     Some(entrant) => return Some(entrant),
                     None => "ERROR unknown name or wrong token",
                 },
@@ -159,7 +159,7 @@ where
             return;
         }
     };
-    let name = &hub.entrants.list[entrant].name;
+    let name = &hub.name(entrant);
     if !say(w, &format!("OK {name} {}", hub.game)).await {
         return hub.leave(entrant, id);
     }

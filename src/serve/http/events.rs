@@ -17,9 +17,10 @@ use super::Api;
 
 /// An event's SSE name and JSON data.
 pub fn describe(hub: &Hub, event: &HubEvent) -> (&'static str, Value) {
-    let name = |e: usize| hub.entrants.list.get(e).map(|e| e.name.clone());
+    let name = |e: usize| hub.name(e);
     match event {
         HubEvent::Waiting { entrant } => ("connected", json!({ "entrant": name(*entrant) })),
+        HubEvent::Registered { entrant } => ("registered", json!({ "entrant": name(*entrant) })),
         HubEvent::Started => ("started", json!({})),
         HubEvent::GameOver { entrant } => ("entrant_done", json!({ "entrant": name(*entrant) })),
         HubEvent::GameStarted { game } => {

@@ -14,7 +14,7 @@ use axum::extract::rejection::JsonRejection;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use serde_json::json;
@@ -24,10 +24,12 @@ use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
 use super::hub::Hub;
+use super::registry::Registry;
 
 mod events;
 mod page;
 mod play;
+mod register;
 mod watch;
 
 pub use play::Session;
@@ -80,21 +82,30 @@ pub struct Api {
     join_wait: Duration,
     /// Where the replays are written (`<OUT>/replays`), unless `--no-replays`.
     replays: Option<PathBuf>,
+    /// Open registration (`--open`).
+    registry: Option<Registry>,
 }
 
 impl Api {
     /// The API of `hub`; a join waits `join_wait` for a game.
     pub fn new(hub: Arc<Hub>, join_wait: Duration) -> Arc<Api> {
-        Api::with_replays(hub, join_wait, None)
+        Api::with(hub, join_wait, None, None)
     }
 
-    /// The API of `hub`, serving finished games' replays from `replays`.
-    pub fn with_replays(hub: Arc<Hub>, join_wait: Duration, replays: Option<PathBuf>) -> Arc<Api> {
+    /// The API of `hub`, serving finished games' replays from `replays`, registering new
+    /// entrants in `registry`.
+    pub fn with(
+        hub: Arc<Hub>,
+        join_wait: Duration,
+        replays: Option<PathBuf>,
+        registry: Option<Registry>,
+    ) -> Arc<Api> {
         Arc::new(Api {
             hub,
             sessions: Mutex::new(HashMap::new()),
             join_wait,
             replays,
+            registry,
         })
     }
 
@@ -125,10 +136,7 @@ impl Api {
         let token = (value.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .ok_or(ApiError::Unauthorized)?;
-        self.hub
-            .entrants
-            .find(token.trim())
-            .ok_or(ApiError::Unauthorized)
+        self.hub.find(token.trim()).ok_or(ApiError::Unauthorized)
     }
 }
 
@@ -141,6 +149,7 @@ pub fn router(api: Arc<Api>) -> Router {
         .route("/assets/style.css", get(page::style_css))
         .route("/api/tournament", get(watch::tournament))
         .route("/api/me", get(watch::me))
+        .route("/api/register", post(register::register))
         .route("/api/join", post(play::join))
         .route("/api/games", get(watch::list))
         .route("/api/games/{id}", get(play::state))
@@ -202,7 +211,10 @@ impl Front {
         let Ok(_permit) = Arc::clone(&self.connections).try_acquire_owned() else {
             return;
         };
-        let service = TowerToHyperService::new(self.router.clone());
+        let peer =
+            (stream.peer_addr().map(|a| a.ip())).unwrap_or(std::net::Ipv4Addr::UNSPECIFIED.into());
+        let router = self.router.clone().layer(Extension(register::Peer(peer)));
+        let service = TowerToHyperService::new(router);
         let conn = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(HEADER_TIME)
@@ -228,7 +240,7 @@ pub enum ApiError {
     Gone,
     /// Too many waiting joins.
     TooMany(String),
-    /// A malformed request: the status (400, 413, 415, 422) and why.
+    /// A malformed or refused request: the status (400, 403, 413, 415, 429, 500...) and why.
     Bad(StatusCode, String),
 }
 

@@ -187,7 +187,7 @@ fn find(
     let session = sessions.get(&(game, entrant)).cloned();
     let others = sessions.keys().any(|&(g, _)| g == game);
     drop(sessions);
-    let name = &api.hub.entrants.list[entrant].name;
+    let name = &api.hub.name(entrant);
     match api.hub.games.get(game) {
         Some(info) if info.players.contains(name) => Ok((info, session)),
         Some(_) => Err(ApiError::Forbidden),
@@ -208,7 +208,7 @@ fn find(
 
 fn state_of(api: &Api, entrant: usize, game: u64) -> Result<GameState, ApiError> {
     let (info, session) = find(api, entrant, game)?;
-    let name = &api.hub.entrants.list[entrant].name;
+    let name = &api.hub.name(entrant);
     let seat = if info.players[0] == *name {
         "first"
     } else {

@@ -47,9 +47,9 @@ pub struct EntrantState {
 pub async fn tournament(State(api): State<Arc<Api>>) -> Json<Tournament> {
     let hub = &api.hub;
     let (started, closed, slots) = hub.status();
-    let entrants = (hub.entrants.list.iter().zip(slots))
-        .map(|(e, (connected, playing))| EntrantState {
-            name: e.name.clone(),
+    let entrants = (hub.names().into_iter().zip(slots))
+        .map(|(name, (connected, playing))| EntrantState {
+            name,
             connected,
             playing,
         })
@@ -61,7 +61,7 @@ pub async fn tournament(State(api): State<Arc<Api>>) -> Json<Tournament> {
         entrants,
         started,
         closed,
-        open: false,
+        open: api.registry.is_some() && !started,
         replays: api.replays.is_some(),
     })
 }
@@ -118,6 +118,6 @@ pub async fn replay(
 /// `GET /api/me`: the name of the entrant whose token is sent.
 pub async fn me(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
     let entrant = api.entrant(&headers)?;
-    let name = api.hub.entrants.list[entrant].name.clone();
+    let name = api.hub.name(entrant);
     Ok(Json(serde_json::json!({ "name": name })).into_response())
 }

@@ -1,0 +1,172 @@
+//! `arena serve --open` (issue 12): anyone registers a name before the start and gets a
+//! token (rate-limited, never written down: only its hash goes to the entrants file), the
+//! operator starts the tournament by typing `start`, registration then closes, and an
+//! entrant who registered but never came loses by `timeout`.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+/// One HTTP request: the status, the `Retry-After` header if any, and the JSON body.
+fn http(port: u16, method: &str, path: &str, body: &str) -> (u16, Option<String>, Value) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut back = String::new();
+    let _ = stream.read_to_string(&mut back);
+    let status = (back.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let (head, body) = back.split_once("\r\n\r\n").unwrap_or((&back, ""));
+    let retry = (head.lines()).find_map(|l| {
+        l.to_ascii_lowercase()
+            .strip_prefix("retry-after: ")
+            .map(str::to_string)
+    });
+    (
+        status,
+        retry,
+        serde_json::from_str(body).unwrap_or(Value::Null),
+    )
+}
+
+fn register(port: u16, name: &str) -> (u16, Option<String>, Value) {
+    http(
+        port,
+        "POST",
+        "/api/register",
+        &format!("{{\"name\":\"{name}\"}}"),
+    )
+}
+
+/// A Morra entrant over TCP that always shows 1 and guesses 2; the games it played.
+fn morra_client(port: u16, name: String, token: String) -> std::thread::JoinHandle<usize> {
+    std::thread::spawn(move || {
+        let mut games = 0;
+        loop {
+            let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .unwrap();
+            let mut w = stream.try_clone().unwrap();
+            let mut lines = BufReader::new(stream).lines();
+            writeln!(w, "HELLO {name} {token}").unwrap();
+            let ok = lines.next().and_then(Result::ok).unwrap_or_default();
+            assert!(ok.starts_with("OK "), "{ok}");
+            match lines.next().and_then(Result::ok) {
+                Some(header) if header.starts_with("GAME ") => games += 1,
+                _ => return games,
+            }
+            for _request in lines.map_while(Result::ok) {
+                if writeln!(w, "1 2").is_err() {
+                    break;
+                }
+            }
+        }
+    })
+}
+
+#[test]
+fn open_registration_until_the_operator_starts_the_tournament_issue_12() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("class.toml");
+    let counter = bundled("morra").join("counter");
+    let mut child = Command::new(ARENA)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "serve",
+            "morra",
+            "--gauntlet",
+            counter.to_str().unwrap(),
+            "--open",
+        ])
+        .args(["--listen", "127.0.0.1:0", "--entrants"])
+        .arg(&file)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .args(["--morra-rounds", "3", "--network-grace", "1s", "--quiet"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let port = listening_port(child.stderr.take().unwrap());
+    let mut operator = child.stdin.take().unwrap();
+
+    let (status, _, info) = http(port, "GET", "/api/tournament", "");
+    assert_eq!(status, 200);
+    assert_eq!(info["open"], true);
+    assert_eq!(info["entrants"], Value::Array(Vec::new()));
+
+    // Five attempts an address at once: two names, a taken one, a local bot's, a bad one.
+    let (status, _, zed) = register(port, "zed");
+    assert_eq!(status, 200, "{zed}");
+    let token = zed["token"].as_str().unwrap().to_string();
+    assert_eq!(token.len(), 64);
+    let (status, _, body) = register(port, "zed");
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (409, Some("the name `zed` is taken"))
+    );
+    let (status, _, _) = register(port, "counter");
+    assert_eq!(status, 409, "a local bot's name");
+    let (status, _, body) = register(port, "no spaces");
+    assert_eq!(status, 400);
+    assert!(body["error"]
+        .as_str()
+        .unwrap()
+        .contains("not an entrant name"));
+    let (status, _, amy) = register(port, "amy");
+    assert_eq!(status, 200, "{amy}");
+    let (status, retry, body) = register(port, "bob");
+    assert_eq!(status, 429, "{body}");
+    assert!(retry.unwrap().parse::<u64>().unwrap() > 0);
+
+    // The file has the two tables, with the tokens' hashes only.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let entrants = arena::serve::entrants::Entrants::parse(&text).unwrap();
+    assert_eq!(entrants.check("zed", &token), Some(0));
+    assert_eq!(entrants.list.len(), 2);
+    assert!(!text.contains(&token));
+
+    // zed connects; the operator starts; amy never comes.
+    let client = morra_client(port, "zed".into(), token);
+    wait_for(|| http(port, "GET", "/api/tournament", "").2["entrants"][0]["connected"] == true);
+    writeln!(operator, "start").unwrap();
+    wait_for(|| http(port, "GET", "/api/tournament", "").2["open"] == false);
+    let (status, _, body) = register(port, "late");
+    assert_eq!(status, 409, "{body}");
+
+    assert!(wait_within(&mut child, Duration::from_secs(60)).success());
+    assert_eq!(client.join().unwrap(), 1);
+    let rows = games(&dir.path().join("out"));
+    assert_eq!(rows.len(), 2);
+    let zed_row = game_between(&rows, "zed", "counter");
+    assert_eq!(zed_row["reason"], "normal");
+    let amy_row = game_between(&rows, "amy", "counter");
+    assert_eq!(amy_row["reason"], "timeout");
+    assert_eq!(result_for(amy_row, "amy"), "loss");
+}
+
+/// Waits up to 10 s for `ready`.
+fn wait_for(mut ready: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !ready() {
+        assert!(std::time::Instant::now() < deadline, "timed out");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
