@@ -218,7 +218,8 @@ fn a_person_plays_a_whole_othello_game_in_the_browser_and_watches_the_tables_iss
 }
 
 #[test]
-fn a_person_registers_on_the_page_plays_numeron_through_the_form_and_watchers_never_see_the_secrets_issue_12() {
+fn a_person_registers_on_the_page_plays_numeron_through_the_form_and_watchers_never_see_the_secrets_issue_12(
+) {
     let dir = tempfile::tempdir().unwrap();
     let (mut child, port) = server(
         dir.path(),

@@ -2,7 +2,7 @@
 //! bots'): who plays it, the moves so far, the result once over, and the standings so far.
 //! The HTTP API shows it and the event stream announces each change.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Mutex, MutexGuard};
 
 use serde::Serialize;
@@ -31,7 +31,17 @@ pub struct GameInfo {
     pub moves: Vec<Played>,
     /// `None` while the game is played.
     pub result: Option<Final>,
+    /// The moves of this finished game are no longer kept in memory (its replay has them).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub trimmed: bool,
+    /// Replies so far (kept when the moves are trimmed).
+    #[serde(skip)]
+    pub replies: usize,
 }
+
+/// Finished games whose moves are kept in memory, the latest ones; older ones keep only
+/// their players and result, so that a long tournament's server does not grow.
+pub const KEEP_MOVES: usize = 256;
 
 impl GameInfo {
     pub fn new(players: [String; 2]) -> GameInfo {
@@ -40,6 +50,8 @@ impl GameInfo {
             opening: Vec::new(),
             moves: Vec::new(),
             result: None,
+            trimmed: false,
+            replies: 0,
         }
     }
 
@@ -118,6 +130,8 @@ pub struct Tally {
 struct Inner {
     games: BTreeMap<u64, GameInfo>,
     tally: BTreeMap<String, Tally>,
+    /// Finished games whose moves are still kept, oldest first.
+    kept: VecDeque<u64>,
 }
 
 /// Every game of the tournament so far.
@@ -144,7 +158,7 @@ impl Games {
         let list = inner.games.iter().map(|(&game, info)| Summary {
             game,
             players: info.players.clone(),
-            moves: info.moves.len(),
+            moves: info.replies,
             result: info.result.clone(),
         });
         list.collect()
@@ -206,6 +220,7 @@ impl Games {
                     hidden: false,
                 };
                 info.moves.push(played.clone());
+                info.replies += 1;
                 vec![HubEvent::Moved {
                     game: game_id,
                     played,
@@ -226,6 +241,15 @@ impl Games {
                 let players = [record.bot_a.clone(), record.bot_b.clone()];
                 let info = (inner.games.entry(game_id)).or_insert_with(|| GameInfo::new(players));
                 info.result = Some(result);
+                inner.kept.push_back(game_id);
+                while inner.kept.len() > KEEP_MOVES {
+                    let old = inner.kept.pop_front();
+                    if let Some(g) = old.and_then(|id| inner.games.get_mut(&id)) {
+                        g.opening = Vec::new();
+                        g.moves = Vec::new();
+                        g.trimmed = true;
+                    }
+                }
                 for (i, name) in [&record.bot_a, &record.bot_b].into_iter().enumerate() {
                     let t = inner.tally.entry(name.clone()).or_default();
                     t.name = name.clone();
@@ -245,5 +269,63 @@ impl Games {
                 vec![HubEvent::Finished { game: game_id }, HubEvent::Standings]
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::results::games::{Culprit, GameRecord};
+
+    fn over(games: &Games, id: u64) {
+        let record = GameRecord {
+            run: "r".into(),
+            round: 1,
+            game_id: id,
+            game: GameKind::Othello,
+            bot_a: "a".into(),
+            bot_b: "b".into(),
+            score_a: 40,
+            score_b: 24,
+            result: GameResult::A,
+            reason: Reason::Normal,
+            culprit: Culprit::Nobody,
+            plies: 1,
+            duration_ms: 1,
+            detail: String::new(),
+        };
+        games.apply(id, Watch::Over { record: &record });
+    }
+
+    #[test]
+    fn only_the_latest_finished_games_keep_their_moves() {
+        let games = Games::new(GameKind::Othello);
+        for id in 1..=KEEP_MOVES as u64 + 2 {
+            games.apply(
+                id,
+                Watch::Started {
+                    names: ["a", "b"],
+                    opening: &[],
+                },
+            );
+            let mv = Watch::Move {
+                seat: Seat::A,
+                request: &[],
+                reply: Ok("d3"),
+                note: None,
+                think: Duration::from_millis(1),
+            };
+            games.apply(id, mv);
+            over(&games, id);
+        }
+        let first = games.get(1).unwrap();
+        assert!(first.trimmed && first.moves.is_empty() && first.result.is_some());
+        let last = games.get(KEEP_MOVES as u64 + 2).unwrap();
+        assert!(!last.trimmed && last.moves.len() == 1);
+        let list = games.list();
+        assert_eq!(list[0].moves, 1, "the count survives the trim");
+        assert_eq!(games.standings()[0].wins, KEEP_MOVES as u32 + 2);
     }
 }

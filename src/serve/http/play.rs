@@ -175,6 +175,9 @@ struct GameState {
     opening: Vec<Played>,
     moves: Vec<Played>,
     result: Option<super::super::games::Final>,
+    /// The moves of this long-finished game are no longer kept (see its replay).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    trimmed: bool,
 }
 
 /// The game `game` of `entrant`: 404 if it is unknown, 403 if it is someone else's.
@@ -230,6 +233,7 @@ fn state_of(api: &Api, entrant: usize, game: u64) -> Result<GameState, ApiError>
         opening: info.opening,
         moves: info.moves,
         result: info.result,
+        trimmed: info.trimmed,
     };
     if let Some(session) = session {
         if state.result.is_some() {

@@ -80,6 +80,8 @@ struct Watched {
     opening: Vec<Played>,
     moves: Vec<Played>,
     result: Option<super::super::games::Final>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    trimmed: bool,
 }
 
 /// `GET /api/games/ID` without a token.
@@ -93,6 +95,7 @@ pub fn game(api: &Api, game: u64) -> Result<Response, ApiError> {
         opening: info.opening,
         moves: info.moves,
         result: info.result,
+        trimmed: info.trimmed,
     };
     Ok(Json(watched).into_response())
 }

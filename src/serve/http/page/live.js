@@ -492,20 +492,33 @@
   byId("signout").addEventListener("click", signOut);
   setInterval(tick, 250);
 
+  // The list of games is fetched whole when the stream (re)opens or missed events; after
+  // that each game's start and end come as events.
   var refresh = throttle(loadGames, 250);
+  var render = throttle(function () { tables(); syncCards(); loadTournament(); }, 250);
   var events = new EventSource("/api/events");
-  ["game_started", "game_over", "standings", "lagged"].forEach(function (name) {
-    events.addEventListener(name, refresh);
+  events.addEventListener("open", refresh);
+  events.addEventListener("lagged", refresh);
+  events.addEventListener("game_started", function (e) {
+    var d = JSON.parse(e.data);
+    if (!d.players) { refresh(); return; }
+    games[d.game] = { game: d.game, players: d.players, moves: 0, result: null };
+    render();
   });
-  ["connected", "started", "closed", "entrant_done"].forEach(function (name) {
-    events.addEventListener(name, function () { loadTournament(); if (name === "closed") { refresh(); } });
+  events.addEventListener("game_over", function (e) {
+    var d = JSON.parse(e.data);
+    if (!games[d.game] || !d.result) { refresh(); return; }
+    games[d.game].result = d.result;
+    render();
+  });
+  ["connected", "registered", "started", "closed", "entrant_done"].forEach(function (name) {
+    events.addEventListener(name, function () { loadTournament(); if (name === "closed") { render(); } });
   });
   events.addEventListener("move", function (e) {
     var d = JSON.parse(e.data);
     if (cards[d.game]) { cards[d.game].refresh(); }
     if (me.game === d.game) { poll(); }
   });
-  events.addEventListener("open", refresh);
 
   var saved = sessionStorage.getItem("arena-token");
   loadTournament().then(function () {
