@@ -292,6 +292,13 @@ fn hostile(rng: &mut Random) -> Vec<u8> {
         "/api/games/x",
         "/",
         "/api/events/../join",
+        "/api/register",
+        "/api/games",
+        "/api/games/1/replay",
+        "/api/games/0/replay/../../x",
+        "/api/tournament",
+        "/api/me",
+        "/assets/live.js",
     ];
     let path = paths[rng.below(paths.len() as u64) as usize];
     let body = String::from_utf8_lossy(&garbage).to_string();
