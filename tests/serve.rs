@@ -29,15 +29,7 @@ fn entrants(dir: &Path, names: &[&str]) -> PathBuf {
 
 /// Starts `arena <args>` and returns it with the port it listens on.
 fn server(args: &[&str]) -> (Child, u16) {
-    let mut child = Command::new(ARENA)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let port = listening_port(child.stderr.take().unwrap());
-    (child, port)
+    spawn_server(args, false)
 }
 
 fn connect_bot(port: u16, name: &str, bot: &str, seed: &str) -> Child {

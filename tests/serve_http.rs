@@ -15,8 +15,6 @@ use std::time::{Duration, Instant};
 use common::*;
 use serde_json::Value;
 
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
-
 /// Writes an entrants file for `names`; their tokens are `token-<name>`.
 fn entrants(dir: &Path, names: &[&str]) -> PathBuf {
     let path = dir.join("entrants.toml");
@@ -31,23 +29,22 @@ fn entrants(dir: &Path, names: &[&str]) -> PathBuf {
 /// Starts `arena serve othello --gauntlet greedy` for `names`, with the port it listens on.
 fn server(out: &Path, file: &Path) -> (Child, u16) {
     let greedy = bundled("othello").join("greedy");
-    let mut child = Command::new(ARENA)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["serve", "othello", "--gauntlet", greedy.to_str().unwrap()])
-        .args([
-            "--listen",
-            "127.0.0.1:0",
-            "--entrants",
-            file.to_str().unwrap(),
-        ])
-        .args(["--out", out.to_str().unwrap(), "--seed", "5", "--jobs", "2"])
-        .args(["--no-sandbox", "--quiet"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let port = listening_port(child.stderr.take().unwrap());
-    (child, port)
+    let (greedy, file, out) = (path(&greedy), path(file), path(out));
+    let args = [
+        "serve",
+        "othello",
+        "--gauntlet",
+        greedy,
+        "--entrants",
+        file,
+        "--out",
+        out,
+    ];
+    let rest = ["--listen", "127.0.0.1:0", "--seed", "5", "--jobs", "2"];
+    spawn_server(
+        &[&args[..], &rest, &["--no-sandbox", "--quiet"]].concat(),
+        false,
+    )
 }
 
 /// Sends raw bytes on a new connection and returns what comes back before it closes (or

@@ -7,13 +7,10 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::*;
 use serde_json::Value;
-
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
 /// One HTTP request: the status, the `Retry-After` header if any, and the JSON body.
 fn http(port: u16, method: &str, path: &str, body: &str) -> (u16, Option<String>, Value) {
@@ -85,26 +82,27 @@ fn open_registration_until_the_operator_starts_the_tournament_issue_12() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("class.toml");
     let counter = bundled("morra").join("counter");
-    let mut child = Command::new(ARENA)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "serve",
-            "morra",
-            "--gauntlet",
-            counter.to_str().unwrap(),
-            "--open",
-        ])
-        .args(["--listen", "127.0.0.1:0", "--entrants"])
-        .arg(&file)
-        .arg("--out")
-        .arg(dir.path().join("out"))
-        .args(["--morra-rounds", "3", "--network-grace", "1s", "--quiet"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let port = listening_port(child.stderr.take().unwrap());
+    let out = dir.path().join("out");
+    let (counter, file_text, out) = (path(&counter), path(&file), path(&out));
+    let args = [
+        "serve",
+        "morra",
+        "--gauntlet",
+        counter,
+        "--entrants",
+        file_text,
+    ];
+    let rest = [
+        "--out",
+        out,
+        "--open",
+        "--listen",
+        "127.0.0.1:0",
+        "--morra-rounds",
+        "3",
+    ];
+    let all = [&args[..], &rest, &["--network-grace", "1s", "--quiet"]].concat();
+    let (mut child, port) = spawn_server(&all, true);
     let mut operator = child.stdin.take().unwrap();
 
     let (status, _, info) = http(port, "GET", "/api/tournament", "");

@@ -10,14 +10,12 @@ mod common;
 mod webdriver;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::Duration;
 
 use common::*;
 use serde_json::json;
 use webdriver::Browser;
-
-const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
 /// Starts `arena serve GAME --gauntlet bots/GAME/BOT` with one game a pairing, and (unless
 /// `--open` is among `extra`) one entrant `ann` (token `token-ann`); the server and its port.
@@ -27,29 +25,21 @@ fn server(dir: &Path, game: &str, bot: &str, extra: &[&str]) -> (Child, u16) {
         std::fs::write(&file, arena::serve::entrants::table("ann", "token-ann")).unwrap();
     }
     let reference = bundled(game).join(bot);
-    let mut child = Command::new(ARENA)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["serve", game, "--gauntlet", reference.to_str().unwrap()])
-        .args(["--listen", "127.0.0.1:0", "--entrants"])
-        .arg(&file)
-        .arg("--out")
-        .arg(dir.join("out"))
-        .args([
-            "--games",
-            "1",
-            "--seed",
-            "3",
-            "--move-time",
-            "30s",
-            "--quiet",
-        ])
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let port = listening_port(child.stderr.take().unwrap());
-    (child, port)
+    let out = dir.join("out");
+    let (reference, file, out) = (path(&reference), path(&file), path(&out));
+    let args = [
+        "serve",
+        game,
+        "--gauntlet",
+        reference,
+        "--entrants",
+        file,
+        "--out",
+        out,
+    ];
+    let rest = ["--listen", "127.0.0.1:0", "--games", "1", "--seed", "3"];
+    let all = [&args[..], &rest, &["--move-time", "30s", "--quiet"], extra].concat();
+    spawn_server(&all, false)
 }
 
 /// Signs in as `ann` and asks for her games.

@@ -210,6 +210,31 @@ pub fn doctor_verdicts() -> std::collections::BTreeMap<String, (bool, String)> {
         .collect()
 }
 
+/// A path as text (test paths are UTF-8).
+pub fn path(p: &std::path::Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// Starts `arena` with `args` in the crate's directory (stdout discarded), waits until it says
+/// where it listens, and returns it with its port. `stdin`: give it a pipe (the operator's).
+pub fn spawn_server(args: &[&str], stdin: bool) -> (std::process::Child, u16) {
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .stdin(if stdin {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        })
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let port = listening_port(child.stderr.take().unwrap());
+    (child, port)
+}
+
 /// Reads a server's stderr up to `listening on ADDR`, then drains it in a thread: its port.
 pub fn listening_port(stderr: std::process::ChildStderr) -> u16 {
     use std::io::BufRead;
