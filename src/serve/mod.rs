@@ -166,6 +166,12 @@ async fn open(
 /// connected. (A thread, not a task: a read of stdin cannot be cancelled.)
 fn operator(hub: Arc<Hub>) {
     if std::io::stdin().is_terminal() {
+        // SAFETY: plain queries of this process's terminal and group.
+        let foreground = unsafe { libc::tcgetpgrp(0) == libc::getpgrp() };
+        if !foreground {
+            // Reading the terminal from the background would stop the whole server.
+            return;
+        }
         eprintln!("type `start` and Enter to start now, whoever is connected");
     }
     std::thread::spawn(move || {
