@@ -2,18 +2,19 @@
 //! its namespaces) and what its processes do between `fork` and `exec` to enter it
 //! ([`ChildSetup`]).
 //!
-//! A jail holds no file descriptor and no process: what a process needs to enter it (the
-//! holder of the game's namespaces, cgroup files, the Landlock ruleset) is made per game, in
-//! the game's [`Cage`].
+//! A jail holds no file descriptor but of its idle namespace holders (kept between games,
+//! see `namespace.rs`): what a process needs to enter it (a holder of the game's namespaces,
+//! cgroup files, the Landlock ruleset) is taken or made per game, in the game's [`Cage`].
 
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Result;
 
 use super::cgroup::{Cage, CageLimits, CageSpec};
 use super::landlock::Rules;
-use super::namespace::Holder;
+use super::namespace::Pool;
 use super::view::Plan;
 use super::Limits;
 
@@ -35,8 +36,10 @@ pub struct Jail {
     pub(super) cage_limits: CageLimits,
     pub(super) file_name: String,
     pub(super) netns: Option<RawFd>,
-    /// The bot's file-system view and namespaces, built per game by a holder process.
+    /// The bot's file-system view and namespaces, built by a holder process.
     pub(super) plan: Option<Plan>,
+    /// The holders of the bot's namespaces between its games (one per game at a time).
+    pub(super) holders: Arc<Pool>,
 }
 
 impl Jail {
@@ -50,7 +53,11 @@ impl Jail {
             .unified
             .as_ref()
             .map(|root| root.join(format!("{}-{tag}", self.file_name)));
-        let holder = self.plan.as_ref().map(Holder::start).transpose()?;
+        let holder = self
+            .plan
+            .as_ref()
+            .map(|plan| self.holders.take(plan))
+            .transpose()?;
         let landlock = self
             .landlock
             .as_ref()

@@ -17,6 +17,7 @@ mod landlock;
 pub mod liveness;
 mod namespace;
 mod protections;
+mod reset;
 mod size;
 pub mod spawn;
 pub mod uids;
@@ -221,6 +222,7 @@ impl Sandbox {
                 file_name: file_name.to_string(),
                 netns: None,
                 plan: None,
+                holders: Default::default(),
             });
         }
         let uid = self.uids.as_ref().map(|b| b.uid(index)).transpose()?;
@@ -291,6 +293,7 @@ impl Sandbox {
                 .namespaces
                 .is_ok()
                 .then(|| view::Plan::new(workdir, extra_read, self.allow_network)),
+            holders: Default::default(),
         })
     }
 
