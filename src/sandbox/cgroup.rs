@@ -35,7 +35,7 @@ pub struct Cage {
     v2_memory: bool,
     /// The game's namespaces (`namespace.rs`), given back to the jail (to be reset for its
     /// next game) when the cage is dropped, after everything in the cage was killed.
-    pub(super) namespace: Option<super::namespace::Lease>,
+    pub(super) namespace: Option<super::pool::Lease>,
 }
 
 /// The control files a cage's cgroup gets before any process joins it, in this order.

@@ -14,7 +14,7 @@ use anyhow::Result;
 
 use super::cgroup::{Cage, CageLimits, CageSpec};
 use super::landlock::Rules;
-use super::namespace::Pool;
+use super::pool::Pool;
 use super::view::Plan;
 use super::Limits;
 

@@ -16,6 +16,7 @@ mod jail;
 mod landlock;
 pub mod liveness;
 mod namespace;
+mod pool;
 mod protections;
 mod reset;
 mod size;

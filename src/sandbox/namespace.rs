@@ -2,7 +2,7 @@
 //! namespace, in new mount, IPC and network namespaces, and a user namespace when arena is
 //! not root) whose file-system view is built bubblewrap's way, and which the game's processes
 //! join with one `setns` each. Starting one costs milliseconds of kernel time, so a bot's
-//! holders are kept in its jail's [`Pool`] between games and reset for the next one
+//! holders are kept in its jail's pool (`pool.rs`) between games and reset for the next one
 //! (`reset.rs`: no process, no IPC object and nothing in `/tmp` of the previous game).
 //!
 //! The view is a fresh, read-only tmpfs root holding read-only binds of the system
@@ -16,10 +16,10 @@ use std::ffi::{c_int, c_void};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::Mutex;
 use std::time::Duration;
 
-use super::reset::{clear_tmp, reset};
+use super::reset::{clear_tmp, open_dir, open_queues, reset};
 use super::view::{build_view, Plan};
 
 /// The holder of one game's namespaces (of one game at a time).
@@ -34,7 +34,9 @@ pub struct Holder {
     pub proc_mounted: bool,
     /// Whether the holder can be reset for another game: with a `/proc` of its own to check
     /// that no process is left, and a `/tmp` of the view's own to empty.
-    reusable: bool,
+    pub(super) reusable: bool,
+    /// The view's `/tmp`, opened before any game, if it is the view's own.
+    tmp: Option<OwnedFd>,
     /// The holder's commands (a byte: reset for the next game). Closing this ends the
     /// holder, and with it everything in its PID namespace.
     commands: OwnedFd,
@@ -98,32 +100,38 @@ impl Holder {
             rustix::process::Pid::from_raw(pid).expect("clone returned a positive pid"),
             rustix::process::PidfdFlags::empty(),
         )?;
+        let tmp = plan
+            .tmp_mounts()
+            .and_then(|_| open_dir(&PathBuf::from(format!("/proc/{pid}/root/tmp"))).ok());
         Ok(Holder {
             pid,
             pidfd,
             flags: plan.flags(),
             proc_mounted: value & 1 != 0,
-            reusable: value & 1 != 0 && plan.tmp_mounts().is_some(),
+            reusable: value & 1 != 0 && tmp.is_some(),
+            tmp,
             commands: keep_write,
             reports: ready_read,
         })
     }
 
     /// Asks the holder to reset its namespaces for another game; `false` if it is gone.
-    fn request_reset(&self) -> bool {
+    pub(super) fn request_reset(&self) -> bool {
         // SAFETY: writing one byte from a live buffer to our own pipe; SIGPIPE is ignored in
         // arena, so a holder that died gives EPIPE.
         unsafe { libc::write(self.commands.as_raw_fd(), b"r".as_ptr().cast(), 1) == 1 }
     }
 
     /// Empties the view's `/tmp` after a reset: whether it could.
-    fn clear_tmp(&self, plan: &Plan) -> bool {
-        plan.tmp_mounts()
-            .is_some_and(|mounts| clear_tmp(&self.root(), mounts).is_ok())
+    pub(super) fn clear_tmp(&self, plan: &Plan) -> bool {
+        match (&self.tmp, plan.tmp_mounts()) {
+            (Some(tmp), Some(mounts)) => clear_tmp(tmp, mounts).is_ok(),
+            _ => false,
+        }
     }
 
     /// Waits for the holder's report on the reset asked for: whether it succeeded.
-    fn reset_done(&self) -> bool {
+    pub(super) fn reset_done(&self) -> bool {
         let mut poll = libc::pollfd {
             fd: self.reports.as_raw_fd(),
             events: libc::POLLIN,
@@ -154,76 +162,6 @@ impl Drop for Holder {
         // SAFETY: reaping our own children without blocking.
         ended
             .retain(|&pid| unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) } == 0);
-    }
-}
-
-/// The most idle holders a jail keeps between games; any more end with their game.
-const IDLE_MAX: usize = 2;
-
-/// The holders of one bot's jail between its games: a game takes an idle one (or starts
-/// one), and gives it back to be reset when it ends. Holders end with the pool.
-#[derive(Debug, Default)]
-pub struct Pool {
-    /// Holders given back, their reset asked for (and usually done).
-    idle: Mutex<Vec<Holder>>,
-}
-
-impl Pool {
-    /// A holder for one game of the bot whose view is `plan`: an idle one whose reset
-    /// succeeded, or a new one. Holders that fail their reset are ended, never reused.
-    pub fn take(self: &Arc<Self>, plan: &Plan) -> io::Result<Lease> {
-        let holder = loop {
-            let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
-            match idle {
-                Some(holder) if holder.reset_done() && holder.clear_tmp(plan) => break holder,
-                Some(_failed) => {}
-                None => break Holder::start(plan)?,
-            }
-        };
-        Ok(Lease {
-            holder: Some(holder),
-            pool: Arc::downgrade(self),
-        })
-    }
-
-    /// How many holders are idle.
-    #[cfg(test)]
-    pub(super) fn idle(&self) -> usize {
-        self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
-    }
-}
-
-/// One game's holder, taken from a jail's [`Pool`] and given back (reset) when dropped.
-#[derive(Debug)]
-pub struct Lease {
-    holder: Option<Holder>,
-    pool: Weak<Pool>,
-}
-
-impl std::ops::Deref for Lease {
-    type Target = Holder;
-
-    fn deref(&self) -> &Holder {
-        self.holder
-            .as_ref()
-            .expect("a lease holds its holder until dropped")
-    }
-}
-
-impl Drop for Lease {
-    /// Gives the holder back to its pool, asking for its reset, unless the jail is gone, the
-    /// pool is full or the holder cannot be reset: then it ends.
-    fn drop(&mut self) {
-        let (Some(holder), Some(pool)) = (self.holder.take(), self.pool.upgrade()) else {
-            return;
-        };
-        let mut idle = pool.idle.lock().unwrap_or_else(|e| e.into_inner());
-        if idle.len() < IDLE_MAX && holder.reusable && holder.request_reset() {
-            idle.push(holder);
-        } else {
-            drop(idle);
-            drop(holder);
-        }
     }
 }
 
@@ -262,13 +200,17 @@ extern "C" fn holder_main(arg: *mut c_void) -> c_int {
             std::ptr::write_bytes(start as *mut u8, 0, end - start);
         }
         libc::prctl(libc::PR_SET_NAME, c"arena-jail".as_ptr());
-        match build_view(args.plan) {
-            Ok(proc_mounted) => report(-1, i32::from(proc_mounted)),
+        let queues = match build_view(args.plan) {
+            Ok(proc_mounted) => {
+                let queues = open_queues();
+                report(-1, i32::from(proc_mounted));
+                queues
+            }
             Err(step) => {
                 report(step, *libc::__errno_location());
                 libc::_exit(1);
             }
-        }
+        };
         // Orphans of the namespace are reaped by the kernel.
         let mut ignore: libc::sigaction = std::mem::zeroed();
         ignore.sa_sigaction = libc::SIG_IGN;
@@ -282,7 +224,7 @@ extern "C" fn holder_main(arg: *mut c_void) -> c_int {
             if n != 1 {
                 libc::_exit(0);
             }
-            match reset() {
+            match reset(queues) {
                 Ok(()) => report(-1, 0),
                 // Never reused: ending takes the rest of the namespace with it.
                 Err(step) => {

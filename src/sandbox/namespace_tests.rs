@@ -1,8 +1,10 @@
 //! Holders: the view they build, their reset between two games of a bot, their end.
 
 use super::*;
+use crate::sandbox::pool::Pool;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
+use std::sync::Arc;
 
 #[test]
 fn a_holder_builds_a_view_from_nothing_and_ends_with_its_pipe() {
@@ -194,4 +196,25 @@ mkdir /tmp/locked && touch /tmp/locked/x && chmod 0 /tmp/locked"
         ends(pid),
         "a holder in use ends with its game once its jail is gone"
     );
+}
+
+#[test]
+fn a_jail_keeps_a_few_idle_holders_and_one_per_game_at_once() {
+    let work = tempfile::tempdir().unwrap();
+    let plan = Plan::new(work.path(), &[], false);
+    let pool = Arc::new(Pool::default());
+    let Ok(first) = pool.take(&plan) else {
+        return println!("this machine refuses namespace jails");
+    };
+    if !first.reusable {
+        return println!("this machine's holders cannot be reused (no /proc of their own)");
+    }
+    let games: Vec<_> = (0..2).map(|_| pool.take(&plan).unwrap()).collect();
+    let pids: Vec<i32> = games.iter().map(|g| g.pid).chain([first.pid]).collect();
+    assert!(pids[0] != pids[1] && pids[1] != pids[2] && pids[0] != pids[2]);
+    drop(first);
+    drop(games);
+    assert_eq!(pool.idle(), 2, "two idle holders at most");
+    let ended = pids.iter().filter(|&&pid| ends(pid)).count();
+    assert_eq!(ended, 1, "the third holder ended");
 }

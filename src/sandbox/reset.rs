@@ -31,38 +31,45 @@ const FSOPEN_CLOEXEC: u32 = 1;
 const FSCONFIG_CMD_CREATE: u32 = 6;
 const FSMOUNT_CLOEXEC: u32 = 1;
 
-/// How long the holder waits for the killed processes to be gone (1 ms steps).
-const GONE_WAIT_MS: u32 = 2000;
+/// How long the holder waits for the killed processes to be gone, in microseconds: it looks
+/// again after 50 µs, then after twice as long each time up to 1 ms.
+const GONE_WAIT_US: i64 = 2_000_000;
+
+/// [`open_queues`] on a kernel without POSIX message queues: none to remove.
+pub(super) const NO_QUEUES: c_int = -2;
 
 /// Resets the holder's namespaces; on failure returns the failed step (errno is set). The
-/// holder then ends, never reused.
+/// holder then ends, never reused. `queues` is what [`open_queues`] gave.
 ///
 /// # Safety
 /// Only raw system calls: callable in the holder only, after `build_view`.
-pub(super) unsafe fn reset() -> Result<(), i32> {
+pub(super) unsafe fn reset(queues: c_int) -> Result<(), i32> {
     kill_all().map_err(|_| 1)?;
     // The count of objects in use: shm_info.used_ids, seminfo.semusz, msginfo.msgpool.
     remove_sysv(SYS_SHM, (SHM_INFO, 0), SHM_STAT).map_err(|_| 2)?;
     remove_sysv(SYS_SEM, (SEM_INFO, 7), SEM_STAT).map_err(|_| 3)?;
     remove_sysv(SYS_MSG, (MSG_INFO, 0), MSG_STAT).map_err(|_| 4)?;
-    remove_queues().map_err(|_| 5)
+    remove_queues(queues).map_err(|_| 5)
 }
 
 /// Kills every process of the namespace but the holder (PID 1, spared by `kill(-1)`), then
 /// waits until its `/proc` lists PID 1 alone: zombies too must be gone, reaped by the holder
 /// (orphans, as `SIGCHLD` is ignored) or by arena (the processes it started).
 unsafe fn kill_all() -> Result<(), ()> {
-    for _ in 0..GONE_WAIT_MS {
+    let (mut waited, mut pause) = (0, 50);
+    while waited < GONE_WAIT_US {
         // ESRCH: nothing left to kill.
         libc::kill(-1, libc::SIGKILL);
         if only_init()? {
             return Ok(());
         }
-        let pause = libc::timespec {
+        let time = libc::timespec {
             tv_sec: 0,
-            tv_nsec: 1_000_000,
+            tv_nsec: pause * 1000,
         };
-        libc::nanosleep(&pause, std::ptr::null_mut());
+        libc::nanosleep(&time, std::ptr::null_mut());
+        waited += pause;
+        pause = (pause * 2).min(1000);
     }
     Err(())
 }
@@ -165,16 +172,19 @@ unsafe fn remove_sysv(sys: c_long, (info, used): (c_int, usize), stat: c_int) ->
     }
 }
 
-/// Removes the POSIX message queues of the holder's IPC namespace, through a mount of its
-/// `mqueue` file system that is attached nowhere.
-unsafe fn remove_queues() -> Result<(), ()> {
+/// A mount of the holder's IPC namespace's `mqueue` file system that is attached nowhere (a
+/// bot cannot see it), made once when the holder starts: [`NO_QUEUES`] on a kernel without
+/// POSIX message queues, `-1` if it cannot be made (then no reset succeeds).
+///
+/// # Safety
+/// Only raw system calls: callable in the holder only.
+pub(super) unsafe fn open_queues() -> c_int {
     let fs = libc::syscall(libc::SYS_fsopen, c"mqueue".as_ptr(), FSOPEN_CLOEXEC) as c_int;
     if fs < 0 {
-        // A kernel without POSIX message queues has none to remove.
         return if *libc::__errno_location() == libc::ENODEV {
-            Ok(())
+            NO_QUEUES
         } else {
-            Err(())
+            -1
         };
     }
     let null = std::ptr::null::<libc::c_char>();
@@ -184,15 +194,22 @@ unsafe fn remove_queues() -> Result<(), ()> {
         -1
     };
     libc::close(fs);
-    if mount < 0 {
+    mount.max(-1)
+}
+
+/// Removes the POSIX message queues of the holder's IPC namespace, through `queues`.
+unsafe fn remove_queues(queues: c_int) -> Result<(), ()> {
+    if queues == NO_QUEUES {
+        return Ok(());
+    }
+    if queues < 0 {
         return Err(());
     }
     let dir = libc::openat(
-        mount,
+        queues,
         c".".as_ptr(),
         libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
     );
-    libc::close(mount);
     if dir < 0 {
         return Err(());
     }
@@ -215,17 +232,26 @@ unsafe fn remove_queues() -> Result<(), ()> {
 const CLEAR_MAX_ENTRIES: usize = 20_000;
 const CLEAR_MAX_DEPTH: usize = 32;
 
-/// Empties the view's `/tmp` of the holder whose root is `root` (`/proc/<pid>/root`), after
-/// its [`reset`]: everything goes but the directories leading to `mounts` (the bot's own
-/// mounts, relative to `/tmp`), which must still be where the view put them. Nothing is
-/// followed, neither a symbolic link nor a mount point.
-pub(super) fn clear_tmp(root: &Path, mounts: &[CString]) -> io::Result<()> {
-    let tmp = rustix::fs::openat(rustix::fs::CWD, root.join("tmp"), DIR, Mode::empty())?;
-    let dev = rustix::fs::fstat(&tmp)?.st_dev;
+/// Opens a directory, not following a symbolic link at its end.
+pub(super) fn open_dir(path: &Path) -> io::Result<OwnedFd> {
+    Ok(rustix::fs::openat(
+        rustix::fs::CWD,
+        path,
+        DIR,
+        Mode::empty(),
+    )?)
+}
+
+/// Empties the view's `/tmp` (`tmp`, opened before any game) of a holder after its
+/// [`reset`]: everything goes but the directories leading to `mounts` (the bot's own mounts,
+/// relative to `/tmp`), which must still be where the view put them. Nothing is followed,
+/// neither a symbolic link nor a mount point.
+pub(super) fn clear_tmp(tmp: &OwnedFd, mounts: &[CString]) -> io::Result<()> {
+    let dev = rustix::fs::fstat(tmp)?.st_dev;
     let mut budget = CLEAR_MAX_ENTRIES;
-    clear(&tmp, dev, &mut budget, CLEAR_MAX_DEPTH)?;
+    clear(tmp, dev, &mut budget, CLEAR_MAX_DEPTH)?;
     for mount in mounts {
-        if rustix::fs::statat(&tmp, mount.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?.st_dev == dev {
+        if rustix::fs::statat(tmp, mount.as_c_str(), AtFlags::SYMLINK_NOFOLLOW)?.st_dev == dev {
             return Err(io::Error::other(format!(
                 "`/tmp/{}` is no longer a mount of the view",
                 mount.to_string_lossy()
