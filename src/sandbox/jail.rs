@@ -62,12 +62,22 @@ impl Jail {
             .landlock
             .as_ref()
             .map(|rules| match &holder {
-                // The view's own /tmp and /proc, reached through the holder's root.
-                Some(h) => Rules {
-                    jail_root: Some(h.root()),
-                    ..rules.clone()
-                }
-                .build(),
+                // The view's own /tmp and /proc, reached through the holder's root: built once
+                // per holder, as they stay the same from one game to the next.
+                Some(h) => match h.landlock.get() {
+                    Some(ruleset) => Ok(ruleset.try_clone()?),
+                    None => {
+                        let jail_root = Some(h.root());
+                        let ruleset = Rules {
+                            jail_root,
+                            ..rules.clone()
+                        }
+                        .build()?;
+                        let copy = ruleset.try_clone()?;
+                        let _ = h.landlock.set(ruleset);
+                        Ok(copy)
+                    }
+                },
                 None => rules.build(),
             })
             .transpose()?;

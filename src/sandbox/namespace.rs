@@ -37,6 +37,8 @@ pub struct Holder {
     pub(super) reusable: bool,
     /// The view's `/tmp`, opened before any game, if it is the view's own.
     tmp: Option<OwnedFd>,
+    /// The bot's Landlock ruleset for this holder's view, built for its first game.
+    pub(super) landlock: std::sync::OnceLock<OwnedFd>,
     /// The holder's commands (a byte: reset for the next game). Closing this ends the
     /// holder, and with it everything in its PID namespace.
     commands: OwnedFd,
@@ -110,6 +112,7 @@ impl Holder {
             proc_mounted: value & 1 != 0,
             reusable: value & 1 != 0 && tmp.is_some(),
             tmp,
+            landlock: std::sync::OnceLock::new(),
             commands: keep_write,
             reports: ready_read,
         })
