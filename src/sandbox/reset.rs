@@ -10,7 +10,7 @@
 
 use std::ffi::{c_int, c_long, CStr, CString};
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
@@ -288,8 +288,12 @@ fn clear(dir: &OwnedFd, dev: u64, budget: &mut usize, depth: usize) -> io::Resul
                 return Err(io::Error::other("directories too deep in `/tmp`"));
             }
             if stat.st_mode & 0o700 != 0o700 {
-                // A directory its owner made unreadable (arena may not be root).
-                rustix::fs::chmodat(dir, name.as_c_str(), Mode::RWXU, AtFlags::empty())?;
+                // A directory its owner made unreadable (arena may not be root): changed
+                // through a handle on it, never through a name that could have become a link.
+                let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                let it = rustix::fs::openat(dir, name.as_c_str(), flags, Mode::empty())?;
+                let path = format!("/proc/self/fd/{}", it.as_raw_fd());
+                rustix::fs::chmodat(rustix::fs::CWD, path.as_str(), Mode::RWXU, AtFlags::empty())?;
             }
             let sub = rustix::fs::openat(dir, name.as_c_str(), DIR, Mode::empty())?;
             if clear(&sub, dev, budget, depth - 1)? {
