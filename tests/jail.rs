@@ -272,3 +272,99 @@ exec sleep 1000"
         assert!(!left.is_empty(), "without a PID namespace the daemons stay");
     }
 }
+
+#[test]
+fn a_bot_s_next_game_finds_nothing_of_its_last_one_and_its_holders_end_with_the_run() {
+    require_perl();
+    let tmp = tempfile::tempdir().unwrap();
+    let mark = format!("arena-reuse-test-{}", std::process::id());
+    // At its first move of each game (its /tmp has no `begun` yet), the probe notes what is
+    // left of its last game (daemons, files in /tmp, SysV IPC objects) and which holder it is
+    // in, then leaves some of each.
+    let body = format!(
+        "if [ ! -e /tmp/{mark}-begun ]; then
+  : > /tmp/{mark}-begun
+  echo \"holder $(readlink /proc/self/ns/ipc) $(cut -d' ' -f22 /proc/1/stat 2>/dev/null)|daemons $(cat /proc/[0-9]*/comm 2>/dev/null | grep -c '^sleep$')|tmp $(ls -A /tmp | grep -c {mark})|ipc $(cat /proc/sysvipc/shm /proc/sysvipc/sem /proc/sysvipc/msg | grep -vc key)\" >> games.txt
+  setsid sleep 1000.{pid} </dev/null >/dev/null 2>&1 &
+  echo left > /tmp/{mark}-left
+  perl -e 'defined shmget(0, 4096, 01600) && defined semget(0, 1, 01600) && defined msgget(0, 01600) or exit 1' || echo \"ipc failed\" >> games.txt
+fi",
+        pid = std::process::id()
+    );
+    let probe = bots(&tmp.path().join("bots"), &[("reuse", body)]);
+    let out = tmp.path().join("out");
+    let mut arena = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "morra"])
+        .arg(fixtures("morra").join("constant"))
+        .args(&probe)
+        .args(["--morra-rounds", "2", "--games", "3", "--jobs", "1"])
+        .args(["--keep-work", "--quiet", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(arena.wait().unwrap().success());
+    let work = out.join("work").join("reuse");
+    let text = std::fs::read_to_string(work.join("games.txt")).unwrap_or_default();
+    let games: Vec<BTreeMap<&str, &str>> = text
+        .lines()
+        .map(|l| l.split('|').filter_map(|f| f.split_once(' ')).collect())
+        .collect();
+    if !claimed("file-system isolation", "private 64 MiB /tmp") {
+        for leftover in ["begun", "left"] {
+            let _ = std::fs::remove_file(format!("/tmp/{mark}-{leftover}"));
+        }
+        let daemon = format!("sleep 1000.{}", std::process::id());
+        let _ = Command::new("pkill").args(["-x", "-f", &daemon]).status();
+        return;
+    }
+    assert_eq!(games.len(), 3, "each game has a /tmp of its own:\n{text}");
+    for (i, game) in games.iter().enumerate() {
+        assert_eq!(
+            game["tmp"], "1",
+            "game {i}: nothing in /tmp of the last game:\n{text}"
+        );
+        if claimed("process isolation", "PID namespace") {
+            assert_eq!(
+                game["daemons"], "0",
+                "game {i}: no daemon of the last game:\n{text}"
+            );
+        }
+        if claimed("private ipc", "IPC namespace") {
+            assert_eq!(
+                game["ipc"], "0",
+                "game {i}: no IPC of the last game:\n{text}"
+            );
+        }
+    }
+    assert!(
+        !text.contains("ipc failed"),
+        "the probe made its IPC:\n{text}"
+    );
+    // The games after the first were played in its holder, reset.
+    assert!(
+        games.iter().all(|g| g["holder"] == games[0]["holder"]),
+        "one holder for the bot's games:\n{text}"
+    );
+    // arena has ended: no holder with this run's view is left.
+    let view = |pid: &str| {
+        PathBuf::from(format!("/proc/{pid}/root")).join(work.strip_prefix("/").unwrap())
+    };
+    let holders = || -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|c| c.trim() == "arena-jail")
+                    && view(pid).exists()
+            })
+            .collect()
+    };
+    let started = Instant::now();
+    while !holders().is_empty() && started.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(holders(), Vec::<String>::new(), "holders outlived the run");
+}

@@ -33,8 +33,9 @@ pub struct Cage {
     pub(super) oom_kills_before: u64,
     /// Whether the memory limit is the cage's own `memory.max` (cgroup v2).
     v2_memory: bool,
-    /// The game's namespaces (`namespace.rs`), ended when the cage is dropped.
-    pub(super) namespace: Option<super::namespace::Holder>,
+    /// The game's namespaces (`namespace.rs`), given back to the jail (to be reset for its
+    /// next game) when the cage is dropped, after everything in the cage was killed.
+    pub(super) namespace: Option<super::pool::Lease>,
 }
 
 /// The control files a cage's cgroup gets before any process joins it, in this order.

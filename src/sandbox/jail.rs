@@ -2,18 +2,19 @@
 //! its namespaces) and what its processes do between `fork` and `exec` to enter it
 //! ([`ChildSetup`]).
 //!
-//! A jail holds no file descriptor and no process: what a process needs to enter it (the
-//! holder of the game's namespaces, cgroup files, the Landlock ruleset) is made per game, in
-//! the game's [`Cage`].
+//! A jail holds no file descriptor but of its idle namespace holders (kept between games,
+//! see `namespace.rs`): what a process needs to enter it (a holder of the game's namespaces,
+//! cgroup files, the Landlock ruleset) is taken or made per game, in the game's [`Cage`].
 
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Result;
 
 use super::cgroup::{Cage, CageLimits, CageSpec};
 use super::landlock::Rules;
-use super::namespace::Holder;
+use super::pool::Pool;
 use super::view::Plan;
 use super::Limits;
 
@@ -35,8 +36,10 @@ pub struct Jail {
     pub(super) cage_limits: CageLimits,
     pub(super) file_name: String,
     pub(super) netns: Option<RawFd>,
-    /// The bot's file-system view and namespaces, built per game by a holder process.
+    /// The bot's file-system view and namespaces, built by a holder process.
     pub(super) plan: Option<Plan>,
+    /// The holders of the bot's namespaces between its games (one per game at a time).
+    pub(super) holders: Arc<Pool>,
 }
 
 impl Jail {
@@ -50,17 +53,31 @@ impl Jail {
             .unified
             .as_ref()
             .map(|root| root.join(format!("{}-{tag}", self.file_name)));
-        let holder = self.plan.as_ref().map(Holder::start).transpose()?;
+        let holder = self
+            .plan
+            .as_ref()
+            .map(|plan| self.holders.take(plan))
+            .transpose()?;
         let landlock = self
             .landlock
             .as_ref()
             .map(|rules| match &holder {
-                // The view's own /tmp and /proc, reached through the holder's root.
-                Some(h) => Rules {
-                    jail_root: Some(h.root()),
-                    ..rules.clone()
-                }
-                .build(),
+                // The view's own /tmp and /proc, reached through the holder's root: built once
+                // per holder, as they stay the same from one game to the next.
+                Some(h) => match h.landlock.get() {
+                    Some(ruleset) => Ok(ruleset.try_clone()?),
+                    None => {
+                        let jail_root = Some(h.root());
+                        let ruleset = Rules {
+                            jail_root,
+                            ..rules.clone()
+                        }
+                        .build()?;
+                        let copy = ruleset.try_clone()?;
+                        let _ = h.landlock.set(ruleset);
+                        Ok(copy)
+                    }
+                },
                 None => rules.build(),
             })
             .transpose()?;

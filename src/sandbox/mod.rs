@@ -5,7 +5,8 @@
 //! The machine is probed once ([`Sandbox::probe`]); each bot gets a [`Jail`] (its uid, its
 //! Landlock rules, its memory and process-count cgroups, the plan of its view); each game of a
 //! bot gets a [`Cage`] (a cgroup v2 that is killed and removed when the game ends, and frozen
-//! while the opponent thinks, the holder process of the game's namespaces, and the
+//! while the opponent thinks, the holder process of the game's namespaces, taken from the
+//! jail's idle holders and given back to be reset for the bot's next game, and the
 //! descriptors the game's processes need to enter the jail). Everything that can be prepared
 //! is prepared in the parent: the child only makes raw system calls between `fork` and `exec`
 //! (see [`ChildSetup::apply`]).
@@ -16,7 +17,9 @@ mod jail;
 mod landlock;
 pub mod liveness;
 mod namespace;
+mod pool;
 mod protections;
+mod reset;
 mod size;
 pub mod spawn;
 pub mod uids;
@@ -221,6 +224,7 @@ impl Sandbox {
                 file_name: file_name.to_string(),
                 netns: None,
                 plan: None,
+                holders: Default::default(),
             });
         }
         let uid = self.uids.as_ref().map(|b| b.uid(index)).transpose()?;
@@ -291,6 +295,7 @@ impl Sandbox {
                 .namespaces
                 .is_ok()
                 .then(|| view::Plan::new(workdir, extra_read, self.allow_network)),
+            holders: Default::default(),
         })
     }
 

@@ -1,24 +1,28 @@
-//! A bot's private namespaces for one game: a small holder process (PID 1 of a new PID
+//! A bot's private namespaces for its games: a small holder process (PID 1 of a new PID
 //! namespace, in new mount, IPC and network namespaces, and a user namespace when arena is
 //! not root) whose file-system view is built bubblewrap's way, and which the game's processes
-//! join with one `setns` each.
+//! join with one `setns` each. Starting one costs milliseconds of kernel time, so a bot's
+//! holders are kept in its jail's pool (`pool.rs`) between games and reset for the next one
+//! (`reset.rs`: no process, no IPC object and nothing in `/tmp` of the previous game).
 //!
 //! The view is a fresh, read-only tmpfs root holding read-only binds of the system
 //! directories and the operator's shared directories, the bot's own copy (read-write), a few
 //! devices, a fresh `/proc` of the PID namespace and a private, size-limited `/tmp`; nothing
-//! else of the host. The holder waits on a pipe whose other end only arena holds: when the
-//! game ends or arena dies (even by SIGKILL) the pipe closes, the holder exits, and the
-//! kernel kills everything left in its PID namespace.
+//! else of the host. The holder waits on a pipe whose other end only arena holds, for commands
+//! (a byte: reset): when the jail ends or arena dies (even by SIGKILL) the pipe closes, the
+//! holder exits, and the kernel kills everything left in its PID namespace.
 
 use std::ffi::{c_int, c_void};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Duration;
 
+use super::reset::{clear_tmp, open_dir, open_queues, reset};
 use super::view::{build_view, Plan};
 
-/// The holder of one game's namespaces.
+/// The holder of one game's namespaces (of one game at a time).
 #[derive(Debug)]
 pub struct Holder {
     pid: i32,
@@ -28,9 +32,23 @@ pub struct Holder {
     pub(super) flags: c_int,
     /// Whether a fresh `/proc` could be mounted in the view.
     pub proc_mounted: bool,
-    /// Closing this ends the holder, and with it everything in its PID namespace.
-    _keepalive: OwnedFd,
+    /// Whether the holder can be reset for another game: with a `/proc` of its own to check
+    /// that no process is left, and a `/tmp` of the view's own to empty.
+    pub(super) reusable: bool,
+    /// The view's `/tmp`, opened before any game, if it is the view's own.
+    tmp: Option<OwnedFd>,
+    /// The bot's Landlock ruleset for this holder's view, built for its first game.
+    pub(super) landlock: std::sync::OnceLock<OwnedFd>,
+    /// The holder's commands (a byte: reset for the next game). Closing this ends the
+    /// holder, and with it everything in its PID namespace.
+    commands: OwnedFd,
+    /// The holder's reports (step and errno): its view built, then each reset done.
+    reports: OwnedFd,
 }
+
+/// How long arena waits for a holder's reset before giving up on it (the holder itself
+/// gives up sooner, see `reset.rs`).
+const RESET_WAIT: Duration = Duration::from_secs(5);
 
 /// Holders that ended but were not reaped yet (they wait for the kernel to empty their PID
 /// namespace): reaped later, without blocking.
@@ -69,10 +87,7 @@ impl Holder {
             pid
         };
         drop((keep_read, ready_write));
-        let mut report = [0u8; 8];
-        let n = read_full(&ready_read, &mut report);
-        let step = i32::from_ne_bytes(report[..4].try_into().unwrap_or_default());
-        let value = i32::from_ne_bytes(report[4..].try_into().unwrap_or_default());
+        let (n, step, value) = read_report(&ready_read);
         if n != 8 || step >= 0 {
             let mut status = 0;
             // SAFETY: reaping our own child, which has exited or is exiting.
@@ -87,13 +102,53 @@ impl Holder {
             rustix::process::Pid::from_raw(pid).expect("clone returned a positive pid"),
             rustix::process::PidfdFlags::empty(),
         )?;
+        let tmp = plan
+            .tmp_mounts()
+            .and_then(|_| open_dir(&PathBuf::from(format!("/proc/{pid}/root/tmp"))).ok());
         Ok(Holder {
             pid,
             pidfd,
             flags: plan.flags(),
             proc_mounted: value & 1 != 0,
-            _keepalive: keep_write,
+            reusable: value & 1 != 0 && tmp.is_some(),
+            tmp,
+            landlock: std::sync::OnceLock::new(),
+            commands: keep_write,
+            reports: ready_read,
         })
+    }
+
+    /// Asks the holder to reset its namespaces for another game; `false` if it is gone.
+    pub(super) fn request_reset(&self) -> bool {
+        // SAFETY: writing one byte from a live buffer to our own pipe; SIGPIPE is ignored in
+        // arena, so a holder that died gives EPIPE.
+        unsafe { libc::write(self.commands.as_raw_fd(), b"r".as_ptr().cast(), 1) == 1 }
+    }
+
+    /// Empties the view's `/tmp` after a reset: whether it could.
+    pub(super) fn clear_tmp(&self, plan: &Plan) -> bool {
+        match (&self.tmp, plan.tmp_mounts()) {
+            (Some(tmp), Some(mounts)) => clear_tmp(tmp, mounts).is_ok(),
+            _ => false,
+        }
+    }
+
+    /// Waits for the holder's report on the reset asked for: whether it succeeded.
+    pub(super) fn reset_done(&self) -> bool {
+        let mut poll = libc::pollfd {
+            fd: self.reports.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let timeout = RESET_WAIT.as_millis() as c_int;
+        // SAFETY: polling one descriptor we own, through a live pollfd.
+        let ready = loop {
+            match unsafe { libc::poll(&mut poll, 1, timeout) } {
+                r if r < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => {}
+                r => break r > 0,
+            }
+        };
+        ready && matches!(read_report(&self.reports), (8, -1, _))
     }
 
     /// The holder's root directory as arena sees it, to reach the view's `/tmp` and `/proc`.
@@ -119,7 +174,8 @@ struct HolderArgs<'a> {
     ready: RawFd,
 }
 
-/// The holder, in its new namespaces: builds the view, reports, then waits for the end.
+/// The holder, in its new namespaces: builds the view, reports, then resets its namespaces
+/// on each command until its pipe closes.
 extern "C" fn holder_main(arg: *mut c_void) -> c_int {
     // SAFETY: `arg` points to our copy of the parent's HolderArgs; everything below is a raw
     // system call on prepared, NUL-terminated strings.
@@ -147,14 +203,17 @@ extern "C" fn holder_main(arg: *mut c_void) -> c_int {
             std::ptr::write_bytes(start as *mut u8, 0, end - start);
         }
         libc::prctl(libc::PR_SET_NAME, c"arena-jail".as_ptr());
-        match build_view(args.plan) {
-            Ok(proc_mounted) => report(-1, i32::from(proc_mounted)),
+        let queues = match build_view(args.plan) {
+            Ok(proc_mounted) => {
+                let queues = open_queues();
+                report(-1, i32::from(proc_mounted));
+                queues
+            }
             Err(step) => {
                 report(step, *libc::__errno_location());
                 libc::_exit(1);
             }
-        }
-        libc::close(1);
+        };
         // Orphans of the namespace are reaped by the kernel.
         let mut ignore: libc::sigaction = std::mem::zeroed();
         ignore.sa_sigaction = libc::SIG_IGN;
@@ -165,7 +224,17 @@ extern "C" fn holder_main(arg: *mut c_void) -> c_int {
             if n < 0 && *libc::__errno_location() == libc::EINTR {
                 continue;
             }
-            libc::_exit(0);
+            if n != 1 {
+                libc::_exit(0);
+            }
+            match reset(queues) {
+                Ok(()) => report(-1, 0),
+                // Never reused: ending takes the rest of the namespace with it.
+                Err(step) => {
+                    report(step, *libc::__errno_location());
+                    libc::_exit(1);
+                }
+            }
         }
     }
 }
@@ -178,6 +247,16 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     }
     // SAFETY: both descriptors were just created and are owned by nobody else.
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// The next report of a holder: the bytes read (8 for a whole report), the step (`-1`: done)
+/// and a value (errno of a failed step).
+fn read_report(fd: &OwnedFd) -> (usize, i32, i32) {
+    let mut report = [0u8; 8];
+    let n = read_full(fd, &mut report);
+    let step = i32::from_ne_bytes(report[..4].try_into().unwrap_or_default());
+    let value = i32::from_ne_bytes(report[4..].try_into().unwrap_or_default());
+    (n, step, value)
 }
 
 fn read_full(fd: &OwnedFd, buf: &mut [u8]) -> usize {
@@ -203,44 +282,5 @@ pub fn probe(allow_network: bool) -> Result<bool, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_holder_builds_a_view_from_nothing_and_ends_with_its_pipe() {
-        let work = tempfile::tempdir().unwrap();
-        std::fs::write(work.path().join("mine"), "x").unwrap();
-        let plan = Plan::new(work.path(), &[], false);
-        let holder = match Holder::start(&plan) {
-            Ok(h) => h,
-            Err(e) => {
-                // `arena doctor` reports the same refusal ("no namespace jail: ...").
-                println!("this machine refuses namespace jails: {e}");
-                assert!(probe(false).is_err());
-                return;
-            }
-        };
-        let root = holder.root();
-        assert!(
-            root.join("usr/bin").is_dir(),
-            "system directories are bound"
-        );
-        assert!(root
-            .join(work.path().strip_prefix("/").unwrap())
-            .join("mine")
-            .is_file());
-        assert!(root.join("tmp").is_dir());
-        assert!(!root.join("root").exists(), "nothing else of the host");
-        assert!(!root.join("home").exists());
-        let pid = holder.pid;
-        drop(holder);
-        let gone = (0..200).any(|_| {
-            std::thread::sleep(std::time::Duration::from_millis(5));
-            // SAFETY: reaping our own child without blocking; the list in ENDED may race
-            // with this, which is harmless.
-            let r = unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
-            r == pid || r < 0
-        });
-        assert!(gone, "the holder outlived its pipe");
-    }
-}
+#[path = "namespace_tests.rs"]
+mod tests;

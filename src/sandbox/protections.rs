@@ -87,8 +87,8 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
             name: "no survivors",
             active: kill.is_some() || jailed,
             detail: match (kill, jailed) {
-                (Some(v2), true) => format!("a PID namespace per game of each bot, ended with the game or with arena (even by SIGKILL), and {}", killed(v2)),
-                (None, true) => format!("a PID namespace per game of each bot, ended with the game or with arena (even by SIGKILL); no cgroup kill besides: {}", why("kill")),
+                (Some(v2), true) => format!("a PID namespace per game of each bot, emptied when the game ends (and kept for the bot's next game), ended with arena (even by SIGKILL), and {}", killed(v2)),
+                (None, true) => format!("a PID namespace per game of each bot, emptied when the game ends (and kept for the bot's next game), ended with arena (even by SIGKILL); no cgroup kill besides: {}", why("kill")),
                 (Some(v2), false) => format!("{}; after SIGKILL of arena, processes that call setsid() live until the next run{}", killed(v2), no_jail()),
                 (None, false) => format!(
                     "{}; falling back to killing the process group, which misses processes that call setsid(){}",
@@ -110,7 +110,7 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
             name: "private ipc",
             active: jailed,
             detail: if jailed {
-                "an IPC namespace per game of each bot: SysV and POSIX IPC are private and gone with the game".into()
+                "an IPC namespace per game of each bot: SysV and POSIX IPC are private and gone when the game ends".into()
             } else {
                 format!("bots share the host's SysV IPC objects{}", no_jail())
             },

@@ -69,6 +69,10 @@ pub struct Plan {
     network: bool,
     uid_map: CString,
     gid_map: CString,
+    /// The bot's own mounts under the view's private `/tmp` (relative to it), which emptying
+    /// `/tmp` between games keeps; `None` if an own path covers `/tmp` itself (then `/tmp` is
+    /// not the view's own, and is never emptied).
+    tmp_mounts: Option<Vec<CString>>,
     /// Where arena's command line lies in memory: the holder, a copy of arena, blanks its
     /// copy so that the bot's `/proc/1/cmdline` tells nothing of the tournament.
     pub(super) cmdline: (usize, usize),
@@ -152,6 +156,13 @@ impl Plan {
             .filter(|(p, _)| p.is_absolute() && p.exists())
             .collect();
         own.sort_by_key(|(p, _)| p.components().count());
+        let tmp = Path::new("/tmp");
+        let tmp_mounts = (!own.iter().any(|(p, _)| tmp.starts_with(p))).then(|| {
+            own.iter()
+                .filter_map(|(p, _)| p.strip_prefix(tmp).ok())
+                .map(|rel| c(rel.as_os_str().as_encoded_bytes()))
+                .collect()
+        });
         for (path, ro) in own {
             if path.is_dir() {
                 mkdirs(&mut ops, path);
@@ -170,6 +181,7 @@ impl Plan {
             network: allow_network,
             uid_map: c(format!("{0} {0} 1", uid.as_raw())),
             gid_map: c(format!("{0} {0} 1", gid.as_raw())),
+            tmp_mounts,
             cmdline: cmdline_area(),
         }
     }
@@ -177,6 +189,11 @@ impl Plan {
     /// Whether the namespaces live in a user namespace of their own (arena is not root).
     pub fn user(&self) -> bool {
         self.user
+    }
+
+    /// The bot's own mounts under the view's `/tmp`, if `/tmp` is the view's own.
+    pub(super) fn tmp_mounts(&self) -> Option<&[CString]> {
+        self.tmp_mounts.as_deref()
     }
 
     /// The namespaces the holder creates and every process of the game joins.

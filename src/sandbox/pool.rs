@@ -1,0 +1,149 @@
+//! The namespace holders of a bot's jail between its games ([`Pool`]): a game takes an idle
+//! one (or starts one) and gives it back when it ends ([`Lease`]), to be reset for the next
+//! game (see `reset.rs`). Starting a holder costs milliseconds of kernel time; a reset, a
+//! fraction of one.
+//!
+//! Idle holders are bounded twice: a few per jail, and a few dozen per run, so that a field
+//! of a thousand bots keeps its processes and descriptors following the games being played,
+//! not the bots registered. When the run's bound is reached, the idle holder given back
+//! longest ago (in any jail) ends for the new one.
+
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use super::namespace::Holder;
+use super::view::Plan;
+
+/// The most idle holders one jail keeps.
+const JAIL_IDLE_MAX: usize = 2;
+
+/// The most idle holders of all jails together (each holds a process and four descriptors).
+const RUN_IDLE_MAX: usize = 32;
+
+/// Idle holders of all jails together.
+static IDLE: AtomicUsize = AtomicUsize::new(0);
+
+/// The pools that were given a holder back, the least recent first (entries may be stale:
+/// a pool that is gone or has no idle holder left is skipped).
+static RECENT: Mutex<Vec<Weak<Pool>>> = Mutex::new(Vec::new());
+
+/// The holders of one bot's jail between its games; they end with the pool.
+#[derive(Debug, Default)]
+pub struct Pool {
+    /// Holders given back, the oldest first, their reset asked for (and usually done).
+    idle: Mutex<Vec<Holder>>,
+}
+
+impl Pool {
+    /// A holder for one game of the bot whose view is `plan`: the idle one given back last,
+    /// if its reset succeeded, or a new one. Holders that fail their reset end, never reused.
+    pub fn take(self: &Arc<Self>, plan: &Plan) -> io::Result<Lease> {
+        let holder = loop {
+            let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            match idle {
+                Some(holder) => {
+                    IDLE.fetch_sub(1, Ordering::Relaxed);
+                    if holder.reset_done() && holder.clear_tmp(plan) {
+                        break holder;
+                    }
+                }
+                None => break Holder::start(plan)?,
+            }
+        };
+        Ok(Lease {
+            holder: Some(holder),
+            pool: Arc::downgrade(self),
+        })
+    }
+
+    /// How many holders are idle.
+    #[cfg(test)]
+    pub(super) fn idle(&self) -> usize {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Ends the oldest idle holder of the least recently used pool other than `except`,
+    /// dropping stale entries of [`RECENT`] on the way; whether one ended.
+    fn evict_one(recent: &mut Vec<Weak<Pool>>, except: &Arc<Pool>) -> bool {
+        let mut i = 0;
+        while i < recent.len() {
+            let Some(pool) = recent[i].upgrade() else {
+                recent.remove(i);
+                continue;
+            };
+            if Arc::ptr_eq(&pool, except) {
+                i += 1;
+                continue;
+            }
+            let mut idle = pool.idle.lock().unwrap_or_else(|e| e.into_inner());
+            if idle.is_empty() {
+                drop(idle);
+                recent.remove(i);
+                continue;
+            }
+            let oldest = idle.remove(0);
+            IDLE.fetch_sub(1, Ordering::Relaxed);
+            drop(idle);
+            drop(oldest);
+            return true;
+        }
+        false
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        let idle = self.idle.get_mut().unwrap_or_else(|e| e.into_inner());
+        IDLE.fetch_sub(idle.len(), Ordering::Relaxed);
+    }
+}
+
+/// One game's holder, taken from a jail's [`Pool`] and given back (reset) when dropped.
+#[derive(Debug)]
+pub struct Lease {
+    holder: Option<Holder>,
+    pool: Weak<Pool>,
+}
+
+impl std::ops::Deref for Lease {
+    type Target = Holder;
+
+    fn deref(&self) -> &Holder {
+        self.holder
+            .as_ref()
+            .expect("a lease holds its holder until dropped")
+    }
+}
+
+impl Drop for Lease {
+    /// Gives the holder back to its pool, asking for its reset, unless the jail is gone, the
+    /// jail has enough idle holders, or the holder cannot be reset: then it ends.
+    fn drop(&mut self) {
+        let (Some(holder), Some(pool)) = (self.holder.take(), self.pool.upgrade()) else {
+            return;
+        };
+        if !holder.reusable {
+            return;
+        }
+        // Holders are given back under this lock only.
+        let mut recent = RECENT.lock().unwrap_or_else(|e| e.into_inner());
+        if pool.idle.lock().unwrap_or_else(|e| e.into_inner()).len() >= JAIL_IDLE_MAX {
+            return;
+        }
+        if IDLE.load(Ordering::Relaxed) >= RUN_IDLE_MAX && !Pool::evict_one(&mut recent, &pool) {
+            return;
+        }
+        if !holder.request_reset() {
+            return;
+        }
+        pool.idle
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(holder);
+        IDLE.fetch_add(1, Ordering::Relaxed);
+        // This pool becomes the most recent.
+        recent.retain(|p| !std::ptr::eq(p.as_ptr(), Arc::as_ptr(&pool)));
+        recent.push(Arc::downgrade(&pool));
+    }
+}
