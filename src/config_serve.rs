@@ -30,7 +30,8 @@ pub struct ServeOptions {
     #[serde(with = "super::duration")]
     pub network_grace: Duration,
 
-    /// Start when this many entrants are connected [default: all of them].
+    /// Start when this many entrants are connected [default: all of them]. The operator
+    /// may also type `start` in the server's terminal to start at once.
     #[arg(long, value_name = "N")]
     pub start_when: Option<u32>,
 
