@@ -1,9 +1,10 @@
 //! The web page of `arena serve` in a real headless Chromium (issue 12): a person signs in
 //! with a token and plays a whole Othello game against a bundled bot by clicking the board,
 //! while the same page shows the game live, then the standings, the cross-table and the
-//! finished game's replay (the server staying up with `--stay`); and, with `--open`, a person
-//! who registers a name on the page and plays Numer0n through its form, whose secrets the
-//! page never shows a watcher while the game is on.
+//! finished game's replay (the server staying up with `--stay`); with `--open`, a person who
+//! registers a name on the page and plays Numer0n through its form, whose secrets the page
+//! never shows a watcher while the game is on; and two people in two browsers playing each
+//! other.
 
 mod common;
 #[path = "common/webdriver.rs"]
@@ -50,17 +51,22 @@ fn sign_in_and_play(browser: &Browser) {
 
 /// Signs in as `ann` with her token.
 fn sign_in(browser: &Browser) {
+    sign_in_as(browser, "ann");
+}
+
+/// Signs in as `name` (token `token-NAME`) and asks for the games.
+fn sign_in_as(browser: &Browser, name: &str) {
     browser.wait_for(
         "return document.getElementById('status').textContent.includes('Waiting to start')",
     );
-    browser.type_into(&browser.find("#token"), "token-ann");
+    browser.type_into(&browser.find("#token"), &format!("token-{name}"));
     browser.click(&browser.find("#signin-go"));
     browser.wait_for("return !document.getElementById('me').hidden");
-    let name = browser.eval(
+    let shown = browser.eval(
         "return document.getElementById('me-name').textContent",
         json!([]),
     );
-    assert_eq!(name, "ann");
+    assert_eq!(shown, name);
 }
 
 /// Waits up to `within` for `script` to return true; fails showing the person's game.
@@ -82,7 +88,7 @@ fn wait(browser: &Browser, script: &str, within: Duration) {
 }
 
 /// The moves of the person's game the page shows.
-fn moves(browser: &Browser) -> String {
+fn moves_shown(browser: &Browser) -> String {
     let v = browser.eval(
         "return document.getElementById('my-board').dataset.moves",
         json!([]),
@@ -141,7 +147,7 @@ fn a_person_plays_a_whole_othello_game_in_the_browser_and_watches_the_tables_iss
             json!([]),
         );
         assert!(legal.as_u64().unwrap() > 0);
-        let before = moves(&browser);
+        let before = moves_shown(&browser);
         browser.click(&browser.find("#my-board .cell.legal"));
         clicks += 1;
         assert!(clicks < 64, "an Othello game has at most 60 moves");
@@ -278,7 +284,7 @@ fn a_person_registers_on_the_page_plays_numeron_through_the_form_and_watchers_ne
             browser.type_into(&input, calls[n % calls.len()]);
             n += 1;
         }
-        let before = moves(&browser);
+        let before = moves_shown(&browser);
         browser.click(&browser.find("#my-send"));
         taken(&browser, before);
         if secret_sent && n == 0 {
@@ -301,4 +307,89 @@ fn a_person_registers_on_the_page_plays_numeron_through_the_form_and_watchers_ne
     let rows = games(&dir.path().join("out"));
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["reason"], "normal", "{:?}", rows[0]);
+}
+
+#[test]
+fn two_people_in_two_browsers_play_each_other_a_whole_othello_game_issue_12() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("entrants.toml");
+    let tables = ["ann", "bob"].map(|n| arena::serve::entrants::table(n, &format!("token-{n}")));
+    std::fs::write(&file, tables.concat()).unwrap();
+    let out = dir.path().join("out");
+    let args = [
+        "serve",
+        "othello",
+        "--entrants",
+        path(&file),
+        "--out",
+        path(&out),
+    ];
+    let rest = [
+        "--listen",
+        "127.0.0.1:0",
+        "--games",
+        "1",
+        "--move-time",
+        "30s",
+        "--quiet",
+    ];
+    let (mut child, port) = spawn_server(&[&args[..], &rest].concat(), false);
+    let url = format!("http://127.0.0.1:{port}/");
+    let people = ["ann", "bob"].map(|name| {
+        let browser = Browser::start(1000, 900);
+        browser.goto(&url);
+        sign_in_as(&browser, name);
+        browser.click(&browser.find("#play"));
+        browser
+    });
+
+    // Whoever has legal squares plays the first of them, until both pages give a verdict.
+    let mut verdicts: [Option<String>; 2] = [None, None];
+    let mut moves = 0;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while verdicts.iter().any(Option::is_none) {
+        if std::time::Instant::now() > deadline {
+            let script = "return document.getElementById('play-box').innerText";
+            let shown: Vec<_> = people.iter().map(|b| b.eval(script, json!([]))).collect();
+            panic!("the game did not end after {moves} moves: {shown:?}");
+        }
+        let mut played = false;
+        for (i, browser) in people.iter().enumerate() {
+            verdicts[i] = verdict(browser);
+            let legal = browser.eval(
+                "return document.querySelector('#my-board .cell.legal') !== null",
+                json!([]),
+            );
+            if verdicts[i].is_none() && legal == true {
+                let before = moves_shown(browser);
+                browser.click(&browser.find("#my-board .cell.legal"));
+                taken(browser, before);
+                moves += 1;
+                played = true;
+            }
+        }
+        if !played {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    assert!(moves >= 4, "{moves} moves");
+    let [a, b] = verdicts.map(Option::unwrap);
+    let pair = (a.as_str(), b.as_str());
+    assert!(
+        matches!(
+            pair,
+            ("You won", "You lost") | ("You lost", "You won") | ("Draw", "Draw")
+        ),
+        "{pair:?}"
+    );
+    assert!(wait_within(&mut child, Duration::from_secs(20)).success());
+    let rows = games(&out);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["reason"], "normal");
+    let expected = match a.as_str() {
+        "You won" => "win",
+        "You lost" => "loss",
+        _ => "draw",
+    };
+    assert_eq!(result_for(&rows[0], "ann"), expected);
 }

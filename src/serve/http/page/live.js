@@ -259,7 +259,10 @@
   }
 
   function signIn(token, error) {
+    // A later sign-in (typed while a saved token was being checked) wins.
+    var attempt = me.attempt = (me.attempt || 0) + 1;
     return api("GET", "/api/me", null, token).then(function (r) {
+      if (attempt !== me.attempt) { return; }
       if (r.status === 200) { signedIn(r.body.name, token); return; }
       sessionStorage.removeItem("arena-token");
       if (error) { byId("signin-error").textContent = r.body && r.body.error ? r.body.error : "cannot sign in"; }
