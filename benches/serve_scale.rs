@@ -22,14 +22,14 @@
 //! tiny sizes.
 //!
 //! Measured here (2 cores; the default sizes: 1,000 connections; 40 entrants, 780 games of 50
-//! rounds, 78,000 moves): 1,000 handshakes answered `OK` in 87 ms, server peak RSS 16.4 MB
-//! with all of them waiting; remote games: up to 220 at once seen by the client (`--jobs 200`
+//! rounds, 78,000 moves): 1,000 handshakes answered `OK` in 61 ms, server peak RSS 16.8 MB
+//! with all of them waiting; remote games: up to 221 at once seen by the client (`--jobs 200`
 //! bounds the server; the client sees a game's end a little after the server frees its slot),
-//! 39,053 moves/s over the playing phase (38,320 to the server's exit), latency reply -> next
-//! request median 8.3 ms, p99 27.7 ms (it holds the wait for the opponent's reply, both
-//! seats being clients of this process), server peak RSS 40.5 MB; local `lines` bots:
-//! `--no-sandbox` 20,794 moves/s (ratio local/remote 0.54), sandboxed 3,529 moves/s (0.09,
-//! the jail built per game dominates); the goal (at most 1.5) is met.
+//! 39,912 moves/s over the playing phase (39,414 to the server's exit), latency reply -> next
+//! request median 4.8 ms, p99 53.7 ms (it holds the wait for the opponent's reply, both
+//! seats being clients of this process), server peak RSS 41.1 MB; local `lines` bots:
+//! `--no-sandbox` 29,562 moves/s (ratio local/remote 0.75), sandboxed 5,251 moves/s (0.13;
+//! 3,529 when each game built its jail's holders anew); the goal (at most 1.5) is met.
 
 #[path = "common/mod.rs"]
 mod common;
