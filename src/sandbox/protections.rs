@@ -181,8 +181,8 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
             name: "file-system isolation",
             active: landlock.is_some() || jailed,
             detail: match (jailed, landlock) {
-                (true, Some(abi)) => format!("a mount namespace per game of each bot, built from nothing: read-only system directories, its own copy, the shared directories, a private {} /tmp, its own /proc; Landlock ({abi:?}) as a second layer", size(super::view::TMP_SIZE)),
-                (true, None) => format!("a mount namespace per game of each bot, built from nothing: read-only system directories, its own copy, the shared directories, a private {} /tmp, its own /proc (no Landlock)", size(super::view::TMP_SIZE)),
+                (true, Some(abi)) => format!("a mount namespace per game of each bot, built from nothing: read-only system directories, its own copy, the shared directories, a private {} /tmp emptied between its games, its own /proc; Landlock ({abi:?}) as a second layer", size(super::view::TMP_SIZE)),
+                (true, None) => format!("a mount namespace per game of each bot, built from nothing: read-only system directories, its own copy, the shared directories, a private {} /tmp emptied between its games, its own /proc (no Landlock)", size(super::view::TMP_SIZE)),
                 (false, Some(abi)) => format!("Landlock ({abi:?}): read-only system directories, read-write only the bot's own directory; no /proc; but stat() and listing work outside{}", no_jail()),
                 (false, None) => format!("Landlock is not available: bots can read whatever the user running arena can{}", no_jail()),
             },
