@@ -1,5 +1,6 @@
 //! The web page of `arena serve` in a real headless Chromium (issue 12): a person signs in
-//! with a token and plays a whole Othello game against a bundled bot by clicking the board,
+//! with a token and plays a whole Othello game against a bundled bot by clicking the board
+//! (reloading the page halfway through),
 //! while the same page shows the game live, then the standings, the cross-table and the
 //! finished game's replay (the server staying up with `--stay`); with `--open`, a person who
 //! registers a name on the page and plays Numer0n through its form, whose secrets the page
@@ -152,6 +153,12 @@ fn a_person_plays_a_whole_othello_game_in_the_browser_and_watches_the_tables_iss
         clicks += 1;
         assert!(clicks < 64, "an Othello game has at most 60 moves");
         taken(&browser, before);
+        if clicks == 3 {
+            // A reload mid-game: the page signs in again from the tab's storage and takes
+            // the game back.
+            browser.goto(&format!("http://127.0.0.1:{port}/"));
+            browser.wait_for("return !document.getElementById('mygame').hidden");
+        }
     };
     assert!(clicks >= 2, "ann moved {clicks} times");
     assert!(seen_live, "the game was shown among the games being played");

@@ -128,6 +128,17 @@ impl Api {
         }
     }
 
+    /// The games `entrant` is playing over HTTP (joined, not over), as their joins said.
+    fn playing(&self, entrant: usize) -> Vec<play::Joined> {
+        let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut games: Vec<play::Joined> = (sessions.iter())
+            .filter(|((_, e), s)| *e == entrant && !s.is_over())
+            .map(|(_, s)| s.joined().clone())
+            .collect();
+        games.sort_by_key(|j| j.game);
+        games
+    }
+
     /// The entrant whose token is in the `Authorization: Bearer TOKEN` header.
     fn entrant(&self, headers: &HeaderMap) -> Result<usize, ApiError> {
         let value = headers

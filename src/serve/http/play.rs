@@ -74,6 +74,16 @@ impl Session {
     fn lock(&self) -> MutexGuard<'_, Turn> {
         self.turn.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// The game no longer listens to this session.
+    pub(super) fn is_over(&self) -> bool {
+        self.lock().over
+    }
+
+    /// What the join of this game answered.
+    pub(super) fn joined(&self) -> &Joined {
+        &self.joined
+    }
 }
 
 /// Keeps the session's pending request from the game's lines until the game drops its link.

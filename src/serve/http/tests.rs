@@ -124,6 +124,11 @@ async fn a_joined_game_is_played_move_by_move() {
     assert_eq!(body["seat"], "first");
     assert_eq!(body["opponent"], "bot");
     assert_eq!(body["move_ms"], 1000);
+    // A page reloaded now learns its game back from `GET /api/me`.
+    let (_, me) = call(&api, "GET", "/api/me", Some("tx"), "").await;
+    assert_eq!(me["games"][0]["game"], 7, "{me}");
+    let (_, other) = call(&api, "GET", "/api/me", Some("ty"), "").await;
+    assert_eq!(other["games"], serde_json::json!([]));
     // Wait for the request.
     let mut state = serde_json::Value::Null;
     for _ in 0..100 {

@@ -118,9 +118,12 @@ pub async fn replay(
     Ok(([(header::CONTENT_TYPE, kind)], text).into_response())
 }
 
-/// `GET /api/me`: the name of the entrant whose token is sent.
+/// `GET /api/me`: the name of the entrant whose token is sent, and the games it is playing
+/// over HTTP (as `POST /api/join` gave them), so that a page reloaded mid-game takes its game
+/// back.
 pub async fn me(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
     let entrant = api.entrant(&headers)?;
     let name = api.hub.name(entrant);
-    Ok(Json(serde_json::json!({ "name": name })).into_response())
+    let games = api.playing(entrant);
+    Ok(Json(serde_json::json!({ "name": name, "games": games })).into_response())
 }

@@ -263,7 +263,19 @@
     var attempt = me.attempt = (me.attempt || 0) + 1;
     return api("GET", "/api/me", null, token).then(function (r) {
       if (attempt !== me.attempt) { return; }
-      if (r.status === 200) { signedIn(r.body.name, token); return; }
+      if (r.status === 200) {
+        signedIn(r.body.name, token);
+        // A game under way (the page was reloaded): take it back.
+        var games = r.body.games || [];
+        if (games.length && !me.game) {
+          me.playing = true;
+          byId("play").disabled = true;
+          byId("play").textContent = "Playing…";
+          byId("mygame").hidden = false;
+          start(games[0]);
+        }
+        return;
+      }
       sessionStorage.removeItem("arena-token");
       if (error) { byId("signin-error").textContent = r.body && r.body.error ? r.body.error : "cannot sign in"; }
     });
@@ -402,8 +414,8 @@
     }
     form.hidden = false;
     if (state.kind === "numeron") {
-      var digits = words[0] === "secret" ? Number(words[1]) : (me.digits || 3);
-      me.digits = digits;
+      var mine = state.moves.filter(function (m) { return m.secret && m.seat === state.seat && m.move; });
+      var digits = words[0] === "secret" ? Number(words[1]) : mine.length ? mine[0].move.length : 3;
       var label = el("label", null, words[0] === "secret" ? "Your secret (" + digits + " different digits)"
         : "Your call (" + digits + " different digits)");
       label.htmlFor = "my-input";
