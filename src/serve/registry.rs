@@ -22,7 +22,8 @@ const PER_ADDRESS: (f64, Duration) = (5.0, Duration::from_secs(60));
 /// Registrations everyone together may make at once, and how often after that.
 const OVERALL: (f64, Duration) = (60.0, Duration::from_secs(1));
 
-/// Addresses remembered at most (the fullest buckets are forgotten first).
+/// Addresses remembered at most: when they are all taken, those with an attempt left are
+/// forgotten (the overall limit still holds for everyone).
 const MAX_ADDRESSES: usize = 10_000;
 
 /// Why a registration was refused.
