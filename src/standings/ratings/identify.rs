@@ -19,7 +19,7 @@ const NO_PATH: i64 = i64::MIN;
 /// strict iff its edge lies on no cycle of weight 0. A cell is set aside if any of the three
 /// cases can make one of its results strictly more likely; the union of those directions is
 /// again such a direction, so the rest has a finite maximum.
-pub(super) fn separated_cells(n: usize, cells: &[Cell]) -> Vec<bool> {
+fn separated_cells(n: usize, cells: &[Cell]) -> Vec<bool> {
     // (scorer, other, c) for each side that scored in a cell: both, if it holds a draw.
     let results = |cell: &Cell| {
         let f = i64::from(cell.first);
@@ -85,6 +85,20 @@ fn longest_paths(n: usize, edges: &[(usize, usize, i64)]) -> Vec<i64> {
     d
 }
 
+/// The cells that remain once those separated ([`separated_cells`]) are set aside, and what
+/// they determine.
+pub(super) fn set_aside(n: usize, cells: &[Cell]) -> (Vec<Cell>, Shape) {
+    let separated = separated_cells(n, cells);
+    let kept: Vec<Cell> = cells
+        .iter()
+        .zip(&separated)
+        .filter(|(_, &s)| !s)
+        .map(|(c, _)| *c)
+        .collect();
+    let shape = Shape::of(n, &kept);
+    (kept, shape)
+}
+
 /// What the cells that remain determine.
 pub(super) struct Shape {
     /// Each bot's component (bots joined by remaining cells), named by its first bot.
@@ -96,6 +110,29 @@ pub(super) struct Shape {
 }
 
 impl Shape {
+    /// The fit's parameters: one per bot of the `n` but the first of each component (`slots`
+    /// entries, those past `n` held at 0), then the first-move advantage when it is
+    /// determined. Each bot's parameter index, the advantage's, and how many in all.
+    pub(super) fn parameters(
+        &self,
+        n: usize,
+        slots: usize,
+    ) -> (Vec<Option<usize>>, Option<usize>, usize) {
+        let mut param = vec![None; slots];
+        let mut count = 0;
+        for (i, p) in param.iter_mut().enumerate().take(n) {
+            if self.component[i] != i {
+                *p = Some(count);
+                count += 1;
+            }
+        }
+        let eta_param = self.eta_identified.then(|| {
+            count += 1;
+            count - 1
+        });
+        (param, eta_param, count)
+    }
+
     /// The parameter changes that leave every remaining cell's likelihood alone are those
     /// with `r_a - r_b + f·t = 0` in every cell. A constant per component always is; `t` can
     /// be non-zero only if potentials `u` with `u_b = u_a + f` exist, and then only bots of a
@@ -241,30 +278,14 @@ mod tests {
                 rank[id as usize] = i;
             }
             let cells = aggregate(&table, &rank);
-            let separated = separated_cells(n, &cells);
-            separated_cases += usize::from(separated.contains(&true));
-            let kept: Vec<Cell> = cells
-                .iter()
-                .zip(&separated)
-                .filter(|(_, &s)| !s)
-                .map(|(c, _)| *c)
-                .collect();
-            let shape = Shape::of(n, &kept);
-            let mut count = 0;
-            let param: Vec<Option<usize>> = (0..n)
-                .map(|i| {
-                    (shape.component[i] != i).then(|| {
-                        count += 1;
-                        count - 1
-                    })
-                })
-                .collect();
-            let eta_param = shape.eta_identified.then_some(count);
+            let (kept, shape) = set_aside(n, &cells);
+            separated_cases += usize::from(kept.len() < cells.len());
+            let (param, eta_param, count) = shape.parameters(n, n);
             let model = Model {
                 cells: &kept,
                 param: &param,
                 eta_param,
-                count: count + usize::from(shape.eta_identified),
+                count,
             };
             let (theta, eta) = model.maximize();
             let (grad, _) = model.derivatives(&theta, eta);

@@ -55,7 +55,7 @@ mod model;
 use std::collections::HashMap;
 
 use crate::results::games::{GameResult, GameTable};
-use identify::{separated_cells, Shape};
+use identify::{set_aside, Shape};
 use model::Model;
 
 /// Elo points per natural unit of the logistic model: `400 / ln 10`.
@@ -173,33 +173,13 @@ fn solve(names: &[&str], anchor: Option<usize>, cells: &[Cell], prior: bool) -> 
         };
         (kept, shape)
     } else {
-        let separated = separated_cells(n, cells);
-        let kept: Vec<Cell> = cells
-            .iter()
-            .zip(&separated)
-            .filter(|(_, &s)| !s)
-            .map(|(c, _)| *c)
-            .collect();
-        let shape = Shape::of(n, &kept);
-        (kept, shape)
+        set_aside(n, cells)
     };
 
     // One bot per component is held at 0 (the component's first), and `F` at 0 when the data
     // leave it free: what remains is a full-rank, strictly concave problem. With the prior,
     // only the virtual opponent is held.
-    let mut param = vec![None; n + usize::from(prior)];
-    let mut count = 0;
-    for (i, p) in param.iter_mut().enumerate().take(n) {
-        if shape.component[i] != i {
-            *p = Some(count);
-            count += 1;
-        }
-    }
-
-    let eta_param = shape.eta_identified.then(|| {
-        count += 1;
-        count - 1
-    });
+    let (param, eta_param, count) = shape.parameters(n, n + usize::from(prior));
     let model = Model {
         cells: &kept,
         param: &param,
