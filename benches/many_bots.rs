@@ -18,27 +18,17 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::{compile, env_number};
+use common::{compile, env_number, ARGV_MORRA_BOT};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const BOT_SOURCE: &str = r#"
-#include <stdio.h>
-int main(int argc, char **argv) {
-    size_t n = 0;
-    for (int i = 1; i < argc; i++) { const char *s = argv[i]; while (*s++) n++; }
-    printf("%d %d\n", (int)(n % 6), (int)((n / 6) % 6));
-    return 0;
-}
-"#;
-
 /// Compiles the tiny bot and copies it to `count` bot files plus a reference bot.
 fn build_bots(dir: &Path, count: usize) -> (PathBuf, Vec<PathBuf>) {
     std::fs::create_dir_all(dir).unwrap();
-    let exe = compile(dir, "tiny", BOT_SOURCE);
+    let exe = compile(dir, "tiny", ARGV_MORRA_BOT);
     let field = dir.join("field");
     std::fs::create_dir_all(&field).unwrap();
     let reference = dir.join("reference");

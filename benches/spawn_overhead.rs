@@ -10,26 +10,15 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::{compile, env_number, median};
+use common::{compile, env_number, median, ARGV_MORRA_BOT};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BOT_SOURCE: &str = r#"
-#include <stdio.h>
-int main(int argc, char **argv) {
-    /* A bot that looks at its arguments like a real one, and answers at once. */
-    size_t n = 0;
-    for (int i = 1; i < argc; i++) { const char *s = argv[i]; while (*s++) n++; }
-    printf("%d %d\n", (int)(n % 6), (int)((n / 6) % 6));
-    return 0;
-}
-"#;
-
 /// Compiles the tiny bot into two bot files.
 fn build_bots(dir: &Path) -> [PathBuf; 2] {
-    let exe = compile(dir, "tiny", BOT_SOURCE);
+    let exe = compile(dir, "tiny", ARGV_MORRA_BOT);
     let bots = [dir.join("tiny-a"), dir.join("tiny-b")];
     for bot in &bots {
         std::fs::copy(&exe, bot).unwrap();

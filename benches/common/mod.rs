@@ -6,6 +6,18 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// A Morra bot for the `argv` protocol in C: it looks at its arguments like a real bot (their
+/// length picks its move) and answers at once.
+pub const ARGV_MORRA_BOT: &str = r#"
+#include <stdio.h>
+int main(int argc, char **argv) {
+    size_t n = 0;
+    for (int i = 1; i < argc; i++) { const char *s = argv[i]; while (*s++) n++; }
+    printf("%d %d\n", (int)(n % 6), (int)((n / 6) % 6));
+    return 0;
+}
+"#;
+
 /// A number from the environment (`GAMES=50`), or `default`.
 pub fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
