@@ -3,8 +3,7 @@
 
 use std::process::ExitStatus;
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::unix::pipe;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
 use crate::sandbox::spawn::Proc;
 
@@ -71,9 +70,10 @@ fn keep(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(&bytes[..bytes.len().min(room)]);
 }
 
-/// Reads one reply line. `Err(None)`: the pipe closed; `Err(Some(_))`: the line is too long.
-pub(crate) async fn read_line(
-    reader: &mut BufReader<pipe::Receiver>,
+/// Reads one reply line of at most [`MAX_REPLY`] bytes, from a bot's pipe or a remote
+/// entrant's connection. `Err(None)`: it closed; `Err(Some(_))`: the line is too long.
+pub(crate) async fn read_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
 ) -> Result<String, Option<String>> {
     let mut line = Vec::new();
     loop {

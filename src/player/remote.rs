@@ -233,27 +233,12 @@ where
     }
 }
 
-/// Reads one reply line of at most [`MAX_REPLY`] bytes.
+/// Reads one reply line of at most [`MAX_REPLY`] bytes, as the client's event.
 pub async fn read_reply<R: AsyncBufRead + Unpin>(reader: &mut R) -> Event {
-    let mut line = Vec::new();
-    loop {
-        let available = match reader.fill_buf().await {
-            Ok([]) | Err(_) => return Event::Closed,
-            Ok(bytes) => bytes,
-        };
-        let (chunk, used) = match available.iter().position(|&b| b == b'\n') {
-            Some(i) => (&available[..i], i + 1),
-            None => (available, available.len()),
-        };
-        line.extend_from_slice(chunk);
-        let found = used > chunk.len();
-        reader.consume(used);
-        if line.len() > MAX_REPLY {
-            return Event::TooLong;
-        }
-        if found {
-            return Event::Line(String::from_utf8_lossy(&line).trim().to_string());
-        }
+    match super::io::read_line(reader).await {
+        Ok(line) => Event::Line(line),
+        Err(None) => Event::Closed,
+        Err(Some(_)) => Event::TooLong,
     }
 }
 
