@@ -65,6 +65,19 @@ impl Workspace {
         })
     }
 
+    /// A workspace for the one bot of `arena play` or `arena connect` (`command`): its log in
+    /// a directory of the temporary directory, a 300 s build and a 1 MiB log.
+    pub fn for_one_bot(sandbox: Sandbox, command: &str) -> Result<Workspace> {
+        let logs = format!("arena-{command}-logs-{}", std::process::id());
+        Workspace::new(
+            sandbox,
+            std::env::temp_dir().join(logs),
+            Duration::from_secs(300),
+            1 << 20,
+            false,
+        )
+    }
+
     /// The sandbox the bots run in.
     pub fn sandbox(&self) -> &Sandbox {
         &self.prep.sandbox

@@ -92,13 +92,7 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
     } else {
         Sandbox::probe(limits, false)
     };
-    let workspace = Workspace::new(
-        sandbox,
-        std::env::temp_dir().join(format!("arena-connect-logs-{}", std::process::id())),
-        Duration::from_secs(300),
-        1 << 20,
-        false,
-    )?;
+    let workspace = Workspace::for_one_bot(sandbox, "connect")?;
     let bot = workspace.prepare_one(spec).await?;
     let seed = args.seed.unwrap_or_else(crate::config::random_seed);
     let mut games = 0;

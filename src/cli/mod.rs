@@ -97,25 +97,9 @@ pub struct ResumeArgs {
 /// Runs the program; errors are reported by `main`.
 pub fn main() -> Result<()> {
     match Cli::parse().command {
-        Command::Run(config) => {
-            let config = config.resolve()?;
-            let (jobs, quiet, out) = (
-                config.jobs(),
-                config.output.quiet,
-                config.out().to_path_buf(),
-            );
-            run_tournament(jobs, quiet, &out, move || tournament::run(config))
-        }
+        Command::Run(config) => run_new(config.resolve()?, tournament::run),
         Command::Standings(args) => standings::run(args),
-        Command::Serve(args) => {
-            let config = args.config()?;
-            let (jobs, quiet, out) = (
-                config.jobs(),
-                config.output.quiet,
-                config.out().to_path_buf(),
-            );
-            run_tournament(jobs, quiet, &out, move || crate::serve::serve(config))
-        }
+        Command::Serve(args) => run_new(args.config()?, crate::serve::serve),
         Command::Entrant(args) => serve::entrant(args),
         Command::Connect(args) => tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -162,6 +146,22 @@ pub fn main() -> Result<()> {
 }
 
 /// Runs a tournament future on a runtime sized for `jobs` parallel games, and reports.
+/// Runs a new tournament of `config` with `start` (`arena run`, `arena serve`).
+fn run_new<Fut>(
+    config: crate::config::RunConfig,
+    start: fn(crate::config::RunConfig) -> Fut,
+) -> Result<()>
+where
+    Fut: std::future::Future<Output = Result<tournament::Summary>>,
+{
+    let (jobs, quiet, out) = (
+        config.jobs(),
+        config.output.quiet,
+        config.out().to_path_buf(),
+    );
+    run_tournament(jobs, quiet, &out, move || start(config))
+}
+
 fn run_tournament<F, Fut>(jobs: usize, quiet: bool, out: &std::path::Path, start: F) -> Result<()>
 where
     F: FnOnce() -> Fut,

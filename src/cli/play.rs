@@ -1,7 +1,6 @@
 //! `arena play`: a person at the terminal against a bot, through the same referee, limits and
 //! sandbox as a tournament's games.
 
-use std::time::Duration;
 
 use anyhow::Result;
 
@@ -30,13 +29,7 @@ pub struct PlayOptions {
 pub async fn play(opts: PlayOptions) -> Result<()> {
     let spec = BotSpec::load(&opts.bot, opts.game)?;
     let name = spec.name.clone();
-    let workspace = Workspace::new(
-        Sandbox::probe(opts.sandbox, false),
-        std::env::temp_dir().join(format!("arena-play-logs-{}", std::process::id())),
-        Duration::from_secs(300),
-        1 << 20,
-        false,
-    )?;
+    let workspace = Workspace::for_one_bot(Sandbox::probe(opts.sandbox, false), "play")?;
     let bot = workspace.prepare_one(spec).await?;
     let mut machine = ProcessPlayer::new(
         std::sync::Arc::clone(&bot),
