@@ -1,7 +1,6 @@
 //! `arena play`: a person at the terminal against a bot, through the same referee, limits and
 //! sandbox as a tournament's games.
 
-
 use anyhow::Result;
 
 use crate::bot::workspace::Workspace;

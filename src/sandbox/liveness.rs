@@ -30,6 +30,24 @@ impl Alive {
     }
 }
 
+/// Opens (creating it if need be) and locks the file `path` (`flock`, exclusive) unless
+/// another process holds it: `None` then. The lock lasts as long as the file is open, and the
+/// kernel releases it when the process dies, however it dies.
+pub fn try_lock(path: &Path) -> Result<Option<File>> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .with_context(|| format!("cannot open `{}`", path.display()))?;
+    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(Some(file)),
+        Err(e) if e == rustix::io::Errno::WOULDBLOCK => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot lock `{}`", path.display())),
+    }
+}
+
 /// Whether a live run holds `dir`'s lock; a directory whose lock cannot be read counts as
 /// held (it is not ours to remove).
 pub fn held(dir: &Path) -> bool {

@@ -31,23 +31,11 @@ impl UidBlock {
             .with_context(|| format!("cannot create `{}`", dir.display()))?;
         for k in 0..BLOCKS {
             let path = dir.join(format!("uids-{k}.lock"));
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(&path)
-                .with_context(|| format!("cannot open `{}`", path.display()))?;
-            match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-                Ok(()) => {
-                    return Ok(UidBlock {
-                        base: BASE_UID + k * BLOCK,
-                        _lock: file,
-                    })
-                }
-                Err(e) if e == rustix::io::Errno::WOULDBLOCK => continue,
-                Err(e) => {
-                    return Err(e).with_context(|| format!("cannot lock `{}`", path.display()))
-                }
+            if let Some(file) = super::liveness::try_lock(&path)? {
+                return Ok(UidBlock {
+                    base: BASE_UID + k * BLOCK,
+                    _lock: file,
+                });
             }
         }
         bail!(

@@ -2,7 +2,7 @@
 //! signals (Ctrl-C, SIGTERM, SIGHUP) end a run gracefully.
 
 use std::fs::File;
-use std::io::{Read, Seek, Write};
+use std::io::{Seek, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -19,27 +19,14 @@ impl OutputLock {
     /// Locks the output directory `out` (which must exist), or says who holds it.
     pub fn acquire(out: &Path) -> Result<OutputLock> {
         let path = out.join(".arena.lock");
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .with_context(|| format!("cannot open `{}`", path.display()))?;
-        if let Err(e) =
-            rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive)
-        {
-            if e == rustix::io::Errno::WOULDBLOCK {
-                let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
-                bail!(
-                    "`{}` is being written by another arena run (pid {}): wait for it to end, or choose another `--out`",
-                    out.display(),
-                    holder.trim()
-                );
-            }
-            return Err(e).with_context(|| format!("cannot lock `{}`", path.display()));
-        }
+        let Some(mut file) = crate::sandbox::liveness::try_lock(&path)? else {
+            let holder = std::fs::read_to_string(&path).unwrap_or_default();
+            bail!(
+                "`{}` is being written by another arena run (pid {}): wait for it to end, or choose another `--out`",
+                out.display(),
+                holder.trim()
+            );
+        };
         // Say who holds it, for the message above.
         file.set_len(0)
             .and_then(|()| file.rewind())
