@@ -52,8 +52,28 @@ pub enum Reason {
     Crash,
 }
 
+impl GameResult {
+    pub const ALL: [GameResult; 3] = [GameResult::A, GameResult::B, GameResult::Draw];
+
+    /// The result as written in `games.csv` (as serde writes it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameResult::A => "a",
+            GameResult::B => "b",
+            GameResult::Draw => "draw",
+        }
+    }
+}
+
 impl Reason {
-    /// The reason as written in `games.csv` and replays.
+    pub const ALL: [Reason; 4] = [
+        Reason::Normal,
+        Reason::Timeout,
+        Reason::Illegal,
+        Reason::Crash,
+    ];
+
+    /// The reason as written in `games.csv` and replays (as serde writes it).
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::Normal => "normal",
@@ -75,6 +95,20 @@ pub enum Culprit {
     B,
     #[serde(rename = "both")]
     Both,
+}
+
+impl Culprit {
+    pub const ALL: [Culprit; 4] = [Culprit::Nobody, Culprit::A, Culprit::B, Culprit::Both];
+
+    /// The culprit as written in `games.csv` (as serde writes it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Culprit::Nobody => "",
+            Culprit::A => "a",
+            Culprit::B => "b",
+            Culprit::Both => "both",
+        }
+    }
 }
 
 /// One row of `games.csv`.

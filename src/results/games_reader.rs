@@ -97,17 +97,8 @@ impl Row<'_> {
                 "the result does not agree with the scores and the culprit (scores {}-{}, culprit `{}`, result `{}`)",
                 self.score_a,
                 self.score_b,
-                match self.culprit {
-                    Culprit::Nobody => "",
-                    Culprit::A => "a",
-                    Culprit::B => "b",
-                    Culprit::Both => "both",
-                },
-                match self.result {
-                    GameResult::A => "a",
-                    GameResult::B => "b",
-                    GameResult::Draw => "draw",
-                }
+                self.culprit.as_str(),
+                self.result.as_str(),
             )),
             _ => Ok(()),
         }
@@ -149,6 +140,48 @@ impl Seen {
     }
 }
 
+/// A column of `games.csv` with a fixed set of values, each written as one text.
+trait Named: Copy + 'static {
+    fn all() -> &'static [Self];
+    fn name(self) -> &'static str;
+}
+
+impl Named for GameKind {
+    fn all() -> &'static [Self] {
+        <GameKind as clap::ValueEnum>::value_variants()
+    }
+    fn name(self) -> &'static str {
+        GameKind::name(self)
+    }
+}
+
+impl Named for GameResult {
+    fn all() -> &'static [Self] {
+        &GameResult::ALL
+    }
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+}
+
+impl Named for Reason {
+    fn all() -> &'static [Self] {
+        &Reason::ALL
+    }
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+}
+
+impl Named for Culprit {
+    fn all() -> &'static [Self] {
+        &Culprit::ALL
+    }
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+}
+
 /// Parses the fields of one record (already checked to have [`HEADER`]'s length, or
 /// [`LEGACY_COLUMNS`] for a file without `detail`); the error names the column and the value.
 fn parse_row(record: &csv::ByteRecord) -> std::result::Result<Row<'_>, String> {
@@ -160,15 +193,13 @@ fn parse_row(record: &csv::ByteRecord) -> std::result::Result<Row<'_>, String> {
         text.parse()
             .map_err(|_| format!("column `{}`: `{text}` is not a valid number", HEADER[i]))
     }
-    fn choice<T: Copy>(
-        text: &str,
-        i: usize,
-        options: &[(&str, T)],
-    ) -> std::result::Result<T, String> {
-        match options.iter().find(|(name, _)| *name == text) {
-            Some(&(_, value)) => Ok(value),
+    fn choice<T: Named>(text: &str, i: usize) -> std::result::Result<T, String> {
+        match T::all().iter().find(|v| v.name() == text) {
+            Some(&value) => Ok(value),
             None => {
-                let names: Vec<String> = options.iter().map(|(n, _)| format!("`{n}`")).collect();
+                let names: Vec<String> = (T::all().iter())
+                    .map(|v| format!("`{}`", v.name()))
+                    .collect();
                 Err(format!(
                     "column `{}`: unknown value `{text}` (expected one of {})",
                     HEADER[i],
@@ -177,48 +208,18 @@ fn parse_row(record: &csv::ByteRecord) -> std::result::Result<Row<'_>, String> {
             }
         }
     }
-    let kinds: Vec<(&str, GameKind)> = <GameKind as clap::ValueEnum>::value_variants()
-        .iter()
-        .map(|&k| (k.name(), k))
-        .collect();
     Ok(Row {
         run: field(0)?,
         round: number(field(1)?, 1)?,
         game_id: number(field(2)?, 2)?,
-        game: choice(field(3)?, 3, &kinds)?,
+        game: choice(field(3)?, 3)?,
         bot_a: field(4)?,
         bot_b: field(5)?,
         score_a: number(field(6)?, 6)?,
         score_b: number(field(7)?, 7)?,
-        result: choice(
-            field(8)?,
-            8,
-            &[
-                ("a", GameResult::A),
-                ("b", GameResult::B),
-                ("draw", GameResult::Draw),
-            ],
-        )?,
-        reason: choice(
-            field(9)?,
-            9,
-            &[
-                ("normal", Reason::Normal),
-                ("timeout", Reason::Timeout),
-                ("illegal", Reason::Illegal),
-                ("crash", Reason::Crash),
-            ],
-        )?,
-        culprit: choice(
-            field(10)?,
-            10,
-            &[
-                ("", Culprit::Nobody),
-                ("a", Culprit::A),
-                ("b", Culprit::B),
-                ("both", Culprit::Both),
-            ],
-        )?,
+        result: choice(field(8)?, 8)?,
+        reason: choice(field(9)?, 9)?,
+        culprit: choice(field(10)?, 10)?,
         plies: number(field(11)?, 11)?,
         duration_ms: number(field(12)?, 12)?,
         detail: if record.len() > LEGACY_COLUMNS {

@@ -319,3 +319,17 @@ fn extending_a_table_gives_the_table_of_both_files() {
     let all: Vec<GameRecord> = first.iter().chain(&second).cloned().collect();
     assert_eq!(table, GameTable::from_records(&all));
 }
+
+#[test]
+fn each_text_form_is_the_one_serde_writes() {
+    let text = |v: serde_json::Value| v.as_str().unwrap().to_string();
+    for r in GameResult::ALL {
+        assert_eq!(text(serde_json::to_value(r).unwrap()), r.as_str());
+    }
+    for r in Reason::ALL {
+        assert_eq!(text(serde_json::to_value(r).unwrap()), r.as_str());
+    }
+    for c in Culprit::ALL {
+        assert_eq!(text(serde_json::to_value(c).unwrap()), c.as_str());
+    }
+}
