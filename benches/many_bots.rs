@@ -18,7 +18,7 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::{compile, env_number, ARGV_MORRA_BOT};
+use common::{compile, env_number, watch_peaks, Peaks, ARGV_MORRA_BOT};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -52,28 +52,6 @@ struct Run {
     fds: u64,
 }
 
-/// The largest `Threads:` and descriptor count of `pid` until `done`.
-fn sample(pid: u32, done: Arc<AtomicBool>) -> std::thread::JoinHandle<(u64, u64)> {
-    std::thread::spawn(move || {
-        let (mut threads, mut fds) = (0, 0);
-        while !done.load(Ordering::Relaxed) {
-            if let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
-                let n = status
-                    .lines()
-                    .find_map(|l| l.strip_prefix("Threads:"))
-                    .and_then(|n| n.trim().parse().ok())
-                    .unwrap_or(0);
-                threads = threads.max(n);
-            }
-            if let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
-                fds = fds.max(dir.count() as u64);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        (threads, fds)
-    })
-}
-
 /// A gauntlet of `bots` against `reference`, with `extra` arguments.
 fn arena(reference: &Path, bots: &[PathBuf], rounds: u32, out: &Path, extra: &[&str]) -> Run {
     let _ = std::fs::remove_dir_all(out);
@@ -93,11 +71,11 @@ fn arena(reference: &Path, bots: &[PathBuf], rounds: u32, out: &Path, extra: &[&
         .spawn()
         .unwrap();
     let done = Arc::new(AtomicBool::new(false));
-    let sampler = sample(child.id(), Arc::clone(&done));
+    let sampler = watch_peaks(child.id(), Arc::clone(&done));
     let status = child.wait().unwrap();
     let wall = started.elapsed();
     done.store(true, Ordering::Relaxed);
-    let (threads, fds) = sampler.join().unwrap();
+    let Peaks { threads, fds, .. } = sampler.join().unwrap();
     assert!(status.success());
     let mut reader = csv::Reader::from_path(out.join("games.csv")).unwrap();
     let column = reader

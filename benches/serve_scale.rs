@@ -34,7 +34,7 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use common::{compile, env_number, median};
+use common::{compile, env_number, median, peak_rss_kb, watch_peaks};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -120,28 +120,6 @@ fn serve(file: &Path, out: &Path, extra: &[String]) -> (Child, u16) {
     let _ = child.kill();
     let _ = child.wait();
     panic!("the server did not say where it listens");
-}
-
-/// `VmHWM` of `/proc/<pid>/status`, in kB.
-fn peak_rss_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Samples a process's peak RSS until it exits (or `stop` is set); the last value seen.
-fn sample_peak(pid: u32, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64> {
-    std::thread::spawn(move || {
-        let mut peak = 0;
-        while !stop.load(Ordering::Relaxed) {
-            match peak_rss_kb(pid) {
-                Some(kb) => peak = peak.max(kb),
-                None => break,
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        peak
-    })
 }
 
 fn wait(child: &mut Child, within: Duration) -> std::process::ExitStatus {
@@ -325,7 +303,7 @@ fn remote(dir: &Path, names: &[String], rounds: u32, jobs: u32) -> Remote {
     .collect();
     let (mut server, port) = serve(&file, &dir.join("remote"), &extra);
     let stop = Arc::new(AtomicBool::new(false));
-    let sampler = sample_peak(server.id(), Arc::clone(&stop));
+    let sampler = watch_peaks(server.id(), Arc::clone(&stop));
     // One connection per game an entrant has (the server keeps 64 waiting per entrant).
     let per = (names.len() - 1).min(64);
     let gate = Arc::new(Semaphore::new(HANDSHAKES));
@@ -354,7 +332,7 @@ fn remote(dir: &Path, names: &[String], rounds: u32, jobs: u32) -> Remote {
     let status = wait(&mut server, Duration::from_secs(600));
     let exited = Instant::now();
     stop.store(true, Ordering::Relaxed);
-    let rss_kb = sampler.join().unwrap();
+    let rss_kb = sampler.join().unwrap().rss_kb;
     assert!(status.success(), "the server failed: {status}");
     let g = games.lock().unwrap();
     let (first, last) = (g.first.unwrap(), g.last.unwrap());
@@ -397,11 +375,11 @@ fn local(bots: &[PathBuf], out: &Path, rounds: u32, jobs: u32, extra: &[&str]) -
         .spawn()
         .unwrap();
     let stop = Arc::new(AtomicBool::new(false));
-    let sampler = sample_peak(child.id(), Arc::clone(&stop));
+    let sampler = watch_peaks(child.id(), Arc::clone(&stop));
     let status = wait(&mut child, Duration::from_secs(600));
     let wall = started.elapsed();
     stop.store(true, Ordering::Relaxed);
-    let rss = sampler.join().unwrap();
+    let rss = sampler.join().unwrap().rss_kb;
     assert!(status.success(), "arena run failed: {status}");
     check_games(out, bots.len(), rounds);
     (wall, rss)
