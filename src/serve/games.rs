@@ -152,6 +152,11 @@ impl Games {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Whether a game that has started is over (`None`: no such game), without copying it.
+    pub fn is_over(&self, game_id: u64) -> Option<bool> {
+        self.lock().games.get(&game_id).map(|g| g.result.is_some())
+    }
+
     /// Every game so far, oldest first.
     pub fn list(&self) -> Vec<Summary> {
         let inner = self.lock();
@@ -228,8 +233,8 @@ impl Games {
             }
             Watch::Over { record } => {
                 let winner = match record.result {
-                    GameResult::A => "first",
-                    GameResult::B => "second",
+                    GameResult::A => seat_name(Seat::A),
+                    GameResult::B => seat_name(Seat::B),
                     GameResult::Draw => "draw",
                 };
                 let result = Final {

@@ -106,7 +106,7 @@ pub async fn replay(
     id: Result<Path<u64>, axum::extract::rejection::PathRejection>,
 ) -> Result<Response, ApiError> {
     let game = super::play::game_id(id)?;
-    if api.hub.games.get(game).is_some_and(|g| g.result.is_none()) {
+    if api.hub.games.is_over(game) == Some(false) {
         let why = "the game is not over: its replay comes when it is".to_string();
         return Err(ApiError::Conflict(why));
     }
