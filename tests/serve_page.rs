@@ -167,7 +167,7 @@ fn a_person_plays_a_whole_othello_game_in_the_browser_and_watches_the_tables_iss
     // The tables: ann and greedy, one game each, the points of the result.
     browser.wait_for(
         "return document.querySelectorAll('#standings tbody tr').length === 2 \
-         && document.querySelector('#finished tbody tr') !== null",
+         && document.querySelector('#finished a.replay') !== null",
     );
     let rows = browser.eval(
         "return Array.from(document.querySelectorAll('#standings tbody tr')).map(\

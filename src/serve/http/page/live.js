@@ -8,6 +8,7 @@
   var info = null;
   var games = {};
   var cards = {};
+  var tablesShown = null;
   var me = { token: null, name: null, playing: false, joining: false, game: null, key: "",
     state: null, fetched: 0, timer: null };
 
@@ -155,6 +156,14 @@
     });
     var list = Object.keys(players).map(function (k) { return players[k]; });
     list.sort(function (x, y) { return y.pts - x.pts || (x.name < y.name ? -1 : 1); });
+    var ids = Object.keys(games).filter(function (id) { return games[id].result; })
+      .map(Number).sort(function (x, y) { return y - x; });
+    // The tables are rebuilt only when what they show changed, so that a reader's click on
+    // a row or a replay link is never lost to a rebuild of the same rows.
+    var shown = JSON.stringify([list, ids.map(function (id) { return [id, games[id]]; }),
+      info && info.replays]);
+    if (shown === tablesShown) { return; }
+    tablesShown = shown;
     var st = byId("standings");
     st.textContent = "";
     var head = st.appendChild(el("thead")).appendChild(el("tr"));
@@ -190,8 +199,6 @@
     });
     var fin = byId("finished");
     fin.textContent = "";
-    var ids = Object.keys(games).filter(function (id) { return games[id].result; })
-      .map(Number).sort(function (x, y) { return y - x; });
     if (!ids.length) { return; }
     var fh = fin.appendChild(el("thead")).appendChild(el("tr"));
     ["Game", "First", "Second", "Score", "Winner", "Reason", ""].forEach(function (h, i) {
