@@ -4,9 +4,14 @@
 use std::fs::File;
 use std::io::{Seek, Write};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use tokio::signal::unix::{signal, Signal, SignalKind};
+
+/// How long a lock whose run has ended may stay held (by that run's last children) before
+/// it is refused.
+const LINGER: Duration = Duration::from_secs(2);
 
 /// Holds `<out>/.arena.lock` locked (`flock`) for as long as it lives; the kernel releases the
 /// lock when the process dies, however it dies.
@@ -19,13 +24,26 @@ impl OutputLock {
     /// Locks the output directory `out` (which must exist), or says who holds it.
     pub fn acquire(out: &Path) -> Result<OutputLock> {
         let path = out.join(".arena.lock");
-        let Some(mut file) = crate::sandbox::liveness::try_lock(&path)? else {
+        let since = Instant::now();
+        let mut file = loop {
+            if let Some(file) = crate::sandbox::liveness::try_lock(&path)? {
+                break file;
+            }
             let holder = std::fs::read_to_string(&path).unwrap_or_default();
-            bail!(
-                "`{}` is being written by another arena run (pid {}): wait for it to end, or choose another `--out`",
-                out.display(),
-                holder.trim()
-            );
+            let holder = holder.trim();
+            // A run that was just killed can leave its lock held for a few milliseconds by a
+            // child caught between `clone` and `exec`: when the run itself is gone, wait for
+            // that child a moment instead of refusing.
+            let gone = holder
+                .parse::<u32>()
+                .is_ok_and(|pid| !Path::new(&format!("/proc/{pid}")).exists());
+            if !gone || since.elapsed() > LINGER {
+                bail!(
+                    "`{}` is being written by another arena run (pid {holder}): wait for it to end, or choose another `--out`",
+                    out.display(),
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
         };
         // Say who holds it, for the message above.
         file.set_len(0)
@@ -97,5 +115,24 @@ mod tests {
         );
         drop(first);
         OutputLock::acquire(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_lock_left_held_by_an_ended_run_is_waited_for_a_moment() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".arena.lock");
+        let mut held = crate::sandbox::liveness::try_lock(&path).unwrap().unwrap();
+        // The run that wrote its pid has ended; a child of it still holds the lock.
+        let mut ended = std::process::Command::new("true").spawn().unwrap();
+        ended.wait().unwrap();
+        write!(held, "{}", ended.id()).unwrap();
+        let child = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            drop(held);
+        });
+        let since = Instant::now();
+        OutputLock::acquire(dir.path()).unwrap();
+        assert!(since.elapsed() >= Duration::from_millis(150));
+        child.join().unwrap();
     }
 }
