@@ -432,6 +432,10 @@ async fn finish<R: Remotes>(
     );
     let seats = Arc::new(Mixed::new(lineup, Arc::clone(&remotes), config.jobs()));
     remotes.start(seats.first_remote(), &pending).await;
+    let locals: Vec<String> = (seats.lineup.bots.iter())
+        .map(|b| b.spec.name.clone())
+        .collect();
+    let friendly = remotes.friendly(&locals);
     // One listener for the whole run: it keeps a signal that arrives between two polls.
     let mut stops = Stops::listen()?;
     let mut stopped_by = 0;
@@ -441,6 +445,7 @@ async fn finish<R: Remotes>(
         &seats,
         seats.len(),
         pending,
+        friendly,
         async {
             stopped_by = stops.next().await;
         },

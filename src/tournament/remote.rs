@@ -6,6 +6,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use tokio::sync::mpsc;
+
 use crate::game::Seat;
 use crate::player::process::ProcessPlayer;
 use crate::player::{Failure, Player, Request};
@@ -41,6 +43,13 @@ pub trait Remotes: Send + Sync + 'static {
         first: usize,
         pending: &[Pairing],
     ) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+    /// Once the tournament has started: where friendly games are asked for while it is
+    /// played (their seats numbered as the schedule's: the local bots `locals` first, then
+    /// the entrants), if they may be.
+    fn friendly(&self, locals: &[String]) -> Option<mpsc::UnboundedReceiver<Pairing>> {
+        let _ = locals;
+        None
+    }
     /// The tournament is over or stopped: no more games for anyone.
     fn close(&self);
     /// What happened in a game (any game, not only the entrants').

@@ -1,13 +1,14 @@
 //! Plays a schedule: at most `jobs` games at once and never two games of one bot at once,
 //! each game through the referee between the two players the [`Seats`] make for it.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::game::{GameConfig, GameKind, Rules, Seat, Turn};
@@ -105,11 +106,17 @@ pub struct Played {
 /// ends (in the order games end). Games of idle bots go first, in schedule order, so extra
 /// instances are made only when nothing else can run. `stop` resolving abandons the running
 /// games: dropping them kills their processes; finished games are already handed over.
+///
+/// `friendly`: games asked for while the schedule is played (the friendly games of `arena
+/// serve`). They are played by this same loop, before the schedule's next games, and are
+/// told to [`Seats::watch`] only: neither `done` nor [`Played::records`] has them. Once the
+/// schedule's last game is over no more are taken.
 pub async fn play_schedule<S: Seats>(
     settings: &Arc<Settings>,
     seats: &Arc<S>,
     bots: usize,
     schedule: Vec<Pairing>,
+    mut friendly: Option<mpsc::UnboundedReceiver<Pairing>>,
     stop: impl Future<Output = ()>,
     done: &mut dyn FnMut(&GameRecord) -> Result<()>,
 ) -> Result<Played> {
@@ -118,6 +125,7 @@ pub async fn play_schedule<S: Seats>(
     let capacity: Vec<usize> = (0..bots).map(|b| seats.capacity(b).max(1)).collect();
     let mut running = JoinSet::new();
     let mut records = Vec::new();
+    let mut friendlies = HashSet::new();
     tokio::pin!(stop);
     loop {
         while running.len() < settings.jobs.max(1) {
@@ -142,6 +150,13 @@ pub async fn play_schedule<S: Seats>(
                 Some(joined) => joined,
                 None => break,
             },
+            Some(asked) = next_friendly(&mut friendly) => {
+                if asked.seats.iter().all(|&s| s < bots) {
+                    friendlies.insert(asked.game_id);
+                    pending.push_front(asked);
+                }
+                continue;
+            }
             () = &mut stop => {
                 running.abort_all();
                 while running.join_next().await.is_some() {}
@@ -188,6 +203,10 @@ pub async fn play_schedule<S: Seats>(
             duration_ms: elapsed.as_millis() as u64,
             detail: GameRecord::fault_detail(&outcome.faults),
         };
+        if friendlies.remove(&record.game_id) {
+            seats.watch(record.game_id, Watch::Over { record: &record });
+            continue;
+        }
         done(&record)?;
         seats.watch(record.game_id, Watch::Over { record: &record });
         records.push(record);
@@ -196,6 +215,14 @@ pub async fn play_schedule<S: Seats>(
         records,
         interrupted: false,
     })
+}
+
+/// The next friendly game asked for; never, when none can be asked for.
+async fn next_friendly(friendly: &mut Option<mpsc::UnboundedReceiver<Pairing>>) -> Option<Pairing> {
+    match friendly {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The error that stops a run when a result cannot be written.

@@ -18,6 +18,8 @@ struct Strategies {
     capacity: usize,
     playing: Arc<Vec<AtomicUsize>>,
     most_at_once: Arc<AtomicUsize>,
+    /// The games told over to [`Seats::watch`], in the order they ended.
+    over: std::sync::Mutex<Vec<u64>>,
 }
 
 impl Strategies {
@@ -27,6 +29,7 @@ impl Strategies {
             capacity: 1,
             playing: Arc::new(bots.iter().map(|_| AtomicUsize::new(0)).collect()),
             most_at_once: Arc::new(AtomicUsize::new(0)),
+            over: std::sync::Mutex::default(),
         }
     }
 }
@@ -67,6 +70,12 @@ impl Seats for Strategies {
         self.capacity
     }
 
+    fn watch(&self, game_id: u64, event: super::runner::Watch<'_>) {
+        if let super::runner::Watch::Over { .. } = event {
+            self.over.lock().unwrap().push(game_id);
+        }
+    }
+
     fn player(&self, bot: usize, _game: &GameSeed) -> Counted {
         let now = self.playing[bot].fetch_add(1, Ordering::SeqCst) + 1;
         self.most_at_once.fetch_max(now, Ordering::SeqCst);
@@ -100,6 +109,17 @@ fn play(
     schedule: Vec<Pairing>,
     stop_after: Option<usize>,
 ) -> Played {
+    play_with(settings, seats, schedule, stop_after, None)
+}
+
+/// [`play`], with friendly games asked for on `friendly`.
+fn play_with(
+    settings: &Arc<Settings>,
+    seats: &Arc<Strategies>,
+    schedule: Vec<Pairing>,
+    stop_after: Option<usize>,
+    friendly: Option<tokio::sync::mpsc::UnboundedReceiver<Pairing>>,
+) -> Played {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -113,6 +133,7 @@ fn play(
             seats,
             bots,
             schedule,
+            friendly,
             {
                 let stop = Arc::clone(&stop);
                 async move { stop.notified().await }
@@ -347,4 +368,48 @@ fn a_gauntlet_keeps_every_job_busy_when_bots_have_instances_issue_13() {
     let alone = play(&settings(GameKind::Othello, 3), &one, schedule, None);
     assert_eq!(one.most_at_once.load(Ordering::SeqCst), 1);
     assert_eq!(results(&played.records), results(&alone.records));
+}
+
+#[test]
+fn friendly_games_are_played_by_the_same_loop_but_kept_out_of_the_tournament_s_records() {
+    let seats = Arc::new(Strategies::new(&[
+        ("fives", fives),
+        ("zeros", zeros),
+        ("more-zeros", zeros),
+    ]));
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let friendly = |game_id, seats| Pairing {
+        round: 0,
+        game_id,
+        seats,
+        opening: game_id,
+    };
+    tx.send(friendly(1_000_000_001, [0, 1])).unwrap();
+    tx.send(friendly(1_000_000_002, [2, 0])).unwrap();
+    // Seats that are no bot of the run are not played.
+    tx.send(friendly(1_000_000_003, [0, 7])).unwrap();
+    let played = play_with(
+        &settings(GameKind::Morra, 2),
+        &seats,
+        round_robin(3, 1, 2),
+        None,
+        Some(rx),
+    );
+    assert!(!played.interrupted);
+    let ids: Vec<u64> = results(&played.records).iter().map(|r| r.game_id).collect();
+    assert_eq!(
+        ids,
+        (1..=6).collect::<Vec<_>>(),
+        "the schedule's games only"
+    );
+    let mut over = seats.over.lock().unwrap().clone();
+    over.sort();
+    assert_eq!(over, [1, 2, 3, 4, 5, 6, 1_000_000_001, 1_000_000_002]);
+    assert_eq!(
+        seats.most_at_once.load(Ordering::SeqCst),
+        1,
+        "a friendly game waits for its bots like any other"
+    );
+    // Once the schedule is over the loop takes no more.
+    assert!(tx.send(friendly(1_000_000_004, [0, 1])).is_err());
 }
