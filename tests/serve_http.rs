@@ -7,7 +7,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -28,6 +28,11 @@ fn entrants(dir: &Path, names: &[&str]) -> PathBuf {
 
 /// Starts `arena serve othello --gauntlet greedy` for `names`, with the port it listens on.
 fn server(out: &Path, file: &Path) -> (Child, u16) {
+    server_with(out, file, &[])
+}
+
+/// [`server`], with more options.
+fn server_with(out: &Path, file: &Path, more: &[&str]) -> (Child, u16) {
     let greedy = bundled("othello").join("greedy");
     let (greedy, file, out) = (path(&greedy), path(file), path(out));
     let args = [
@@ -42,43 +47,9 @@ fn server(out: &Path, file: &Path) -> (Child, u16) {
     ];
     let rest = ["--listen", "127.0.0.1:0", "--seed", "5", "--jobs", "2"];
     spawn_server(
-        &[&args[..], &rest, &["--no-sandbox", "--quiet"]].concat(),
+        &[&args[..], &rest, &["--no-sandbox", "--quiet"], more].concat(),
         false,
     )
-}
-
-/// Sends raw bytes on a new connection and returns what comes back before it closes (or
-/// `within` passes); `None` if the server is not there. `end`: shut down the sending side
-/// after the bytes (an HTTP server closes a half-closed connection without answering).
-fn raw(port: u16, bytes: &[u8], end: bool, within: Duration) -> Option<Vec<u8>> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream.set_read_timeout(Some(within)).unwrap();
-    let _ = stream.write_all(bytes);
-    if end {
-        let _ = stream.shutdown(Shutdown::Write);
-    }
-    let mut back = Vec::new();
-    let _ = stream.read_to_end(&mut back);
-    Some(back)
-}
-
-/// One HTTP request (`Connection: close`): the status (0 if the server is gone) and the body
-/// as JSON (`Null` if empty or not JSON).
-fn http(port: u16, method: &str, path: &str, token: Option<&str>, body: &str) -> (u16, Value) {
-    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: x\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let Some(back) = raw(port, request.as_bytes(), false, Duration::from_secs(40)) else {
-        return (0, Value::Null);
-    };
-    let text = String::from_utf8_lossy(&back);
-    let status = (text.split(' ').nth(1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
 }
 
 /// The bundled `random` Othello bot as a process: a request line in, a reply line out.
@@ -122,9 +93,24 @@ impl Drop for Brain {
 /// Plays over HTTP until the tournament has no more games for `name`: the games played.
 /// `spy`: another entrant, who may not see these games.
 fn http_client(port: u16, name: &str, spy: &str) -> Vec<u64> {
+    http_player(port, name, Some(spy), None)
+}
+
+/// [`http_client`]; after its first game it waits for `gate` before it joins again.
+fn http_player(
+    port: u16,
+    name: &str,
+    spy: Option<&str>,
+    gate: Option<std::sync::mpsc::Receiver<()>>,
+) -> Vec<u64> {
     let token = format!("token-{name}");
     let mut played = Vec::new();
     loop {
+        if played.len() == 1 {
+            if let Some(gate) = &gate {
+                gate.recv().unwrap();
+            }
+        }
         let (status, joined) = http(port, "POST", "/api/join", Some(&token), "");
         match status {
             204 => continue,
@@ -135,14 +121,16 @@ fn http_client(port: u16, name: &str, spy: &str) -> Vec<u64> {
         }
         let id = joined["game"].as_u64().unwrap();
         assert_eq!(joined["kind"], "othello");
-        assert_eq!(joined["opponent"], "greedy");
         assert!(joined["move_ms"].as_u64().unwrap() > 0);
         let mut brain = Brain::start(id);
         let path = format!("/api/games/{id}");
-        let (status, _) = http(port, "GET", &path, Some(&format!("token-{spy}")), "");
-        assert_eq!(status, 403, "another entrant's game");
-        let (status, _) = http(port, "GET", &path, Some("token-nobody"), "");
-        assert_eq!(status, 401);
+        if let Some(spy) = spy {
+            assert_eq!(joined["opponent"], "greedy");
+            let (status, _) = http(port, "GET", &path, Some(&format!("token-{spy}")), "");
+            assert_eq!(status, 403, "another entrant's game");
+            let (status, _) = http(port, "GET", &path, Some("token-nobody"), "");
+            assert_eq!(status, 401);
+        }
         loop {
             let (status, state) = http(port, "GET", &path, Some(&token), "");
             assert_eq!(status, 200, "{state}");
@@ -249,6 +237,100 @@ fn an_http_client_and_a_tcp_client_play_a_tournament_against_a_local_bot_issue_1
             events.iter().any(|e| e == name),
             "no `{name}` in {events:?}"
         );
+    }
+}
+
+#[test]
+fn friendly_games_against_a_local_bot_and_between_entrants_stay_out_of_the_tournament_issue_12() {
+    require_python3();
+    let tmp = tempfile::tempdir().unwrap();
+    let file = entrants(tmp.path(), &["web", "amy"]);
+    let out = tmp.path().join("out");
+    let more = ["--start-when", "1", "--network-grace", "20s"];
+    let (mut server, port) = server_with(&out, &file, &more);
+    let web_token = Some("token-web");
+    let post = |path: &str, token: Option<&str>, body: &str| http(port, "POST", path, token, body);
+
+    // Before the start there are no friendly games.
+    let (status, rooms) = http(port, "GET", "/api/rooms", None, "");
+    assert_eq!((status, &rooms["open"]), (200, &Value::Bool(false)));
+    let (status, body) = post("/api/rooms", web_token, r#"{"bot":"greedy"}"#);
+    assert_eq!(status, 409, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("has not started"));
+
+    // web's join starts the tournament; web waits after its first game.
+    let (go, gate) = std::sync::mpsc::channel();
+    let web = std::thread::spawn(move || http_player(port, "web", None, Some(gate)));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while http(port, "GET", "/api/rooms", None, "").1["open"] != true {
+        assert!(Instant::now() < deadline, "the rooms never opened");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (_, rooms) = http(port, "GET", "/api/rooms", None, "");
+    assert_eq!(rooms["bots"], serde_json::json!(["greedy"]));
+
+    // web plays greedy, second; then hosts a room.
+    let (status, vs_bot) = post(
+        "/api/rooms",
+        web_token,
+        r#"{"bot":"greedy","seat":"second"}"#,
+    );
+    assert_eq!(status, 201, "{vs_bot}");
+    assert!(vs_bot["game"].as_u64().unwrap() > 1_000_000_000);
+    let (status, body) = post("/api/rooms", web_token, r#"{"bot":"nobody"}"#);
+    assert_eq!(status, 404, "{body}");
+    let (status, body) = post("/api/rooms", None, "");
+    assert_eq!(status, 401, "{body}");
+    let (status, hosted) = post("/api/rooms", web_token, "");
+    assert_eq!(status, 201, "{hosted}");
+    let room = hosted["room"].as_u64().unwrap();
+    let (status, body) = post("/api/rooms", web_token, "");
+    assert_eq!(status, 429, "two friendly games at most: {body}");
+    let join = format!("/api/rooms/{room}/join");
+    let (status, body) = post(&join, web_token, "");
+    assert_eq!(status, 409, "one's own room: {body}");
+    let (_, rooms) = http(port, "GET", "/api/rooms", None, "");
+    assert_eq!(
+        rooms["rooms"],
+        serde_json::json!([{ "room": room, "host": "web" }])
+    );
+    go.send(()).unwrap();
+
+    // amy comes and joins the room.
+    let amy = std::thread::spawn(move || http_player(port, "amy", None, None));
+    let (status, vs_amy) = post(&join, Some("token-amy"), "");
+    assert_eq!(status, 200, "{vs_amy}");
+    let (status, _) = http(port, "DELETE", &format!("/api/rooms/{room}"), web_token, "");
+    assert_eq!(status, 404, "the room was taken");
+
+    let (web, amy) = (web.join().unwrap(), amy.join().unwrap());
+    assert!(wait_within(&mut server, Duration::from_secs(120)).success());
+    let friendly = [&vs_bot["game"], &vs_amy["game"]].map(|g| g.as_u64().unwrap());
+    assert_eq!(
+        web.len(),
+        4,
+        "two games of the tournament, two friendly: {web:?}"
+    );
+    assert_eq!(amy.len(), 3, "{amy:?}");
+    assert!(friendly.iter().all(|g| web.contains(g)) && amy.contains(&friendly[1]));
+
+    // The tournament's files have its four games only; friendly.csv the other two.
+    let rows = games(&out);
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|r| r["reason"] == "normal"), "{rows:?}");
+    let standings = std::fs::read_to_string(out.join("standings.csv")).unwrap();
+    for played in [",web,2,", ",amy,2,", ",greedy,4,"] {
+        assert!(standings.contains(played), "{played} in {standings}");
+    }
+    let text = std::fs::read_to_string(out.join("friendly.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let vs_bot_row = format!("{},othello,greedy,web,", friendly[0]);
+    let vs_amy_row = format!("{},othello,web,amy,", friendly[1]);
+    assert!(text.contains(&vs_bot_row), "{text}");
+    assert!(text.contains(&vs_amy_row), "{text}");
+    for id in friendly {
+        assert!(out.join(format!("replays/{id}.jsonl")).exists());
     }
 }
 

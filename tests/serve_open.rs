@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
@@ -13,36 +13,18 @@ use common::*;
 use serde_json::Value;
 
 /// One HTTP request: the status, the `Retry-After` header if any, and the JSON body.
-fn http(port: u16, method: &str, path: &str, body: &str) -> (u16, Option<String>, Value) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut back = String::new();
-    let _ = stream.read_to_string(&mut back);
-    let status = (back.split(' ').nth(1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let (head, body) = back.split_once("\r\n\r\n").unwrap_or((&back, ""));
+fn call(port: u16, method: &str, path: &str, body: &str) -> (u16, Option<String>, Value) {
+    let (status, head, body) = http_full(port, method, path, None, body);
     let retry = (head.lines()).find_map(|l| {
         l.to_ascii_lowercase()
             .strip_prefix("retry-after: ")
             .map(str::to_string)
     });
-    (
-        status,
-        retry,
-        serde_json::from_str(body).unwrap_or(Value::Null),
-    )
+    (status, retry, body)
 }
 
 fn register(port: u16, name: &str) -> (u16, Option<String>, Value) {
-    http(
+    call(
         port,
         "POST",
         "/api/register",
@@ -105,7 +87,7 @@ fn open_registration_until_the_operator_starts_the_tournament_issue_12() {
     let (mut child, port) = spawn_server(&all, true);
     let mut operator = child.stdin.take().unwrap();
 
-    let (status, _, info) = http(port, "GET", "/api/tournament", "");
+    let (status, _, info) = call(port, "GET", "/api/tournament", "");
     assert_eq!(status, 200);
     assert_eq!(info["open"], true);
     assert_eq!(info["entrants"], Value::Array(Vec::new()));
@@ -143,9 +125,9 @@ fn open_registration_until_the_operator_starts_the_tournament_issue_12() {
 
     // zed connects; the operator starts; amy never comes.
     let client = morra_client(port, "zed".into(), token);
-    wait_for(|| http(port, "GET", "/api/tournament", "").2["entrants"][0]["connected"] == true);
+    wait_for(|| call(port, "GET", "/api/tournament", "").2["entrants"][0]["connected"] == true);
     writeln!(operator, "start").unwrap();
-    wait_for(|| http(port, "GET", "/api/tournament", "").2["open"] == false);
+    wait_for(|| call(port, "GET", "/api/tournament", "").2["open"] == false);
     let (status, _, body) = register(port, "late");
     assert_eq!(status, 409, "{body}");
 

@@ -10,6 +10,7 @@ use crate::player::remote::{Door, Link, Pending};
 use crate::player::Failure;
 
 use super::hub::Hub;
+use super::rooms::is_friendly;
 
 impl Hub {
     /// The door of one remote seat of a game. `pair`: both seats' entrants when both are
@@ -40,6 +41,7 @@ impl Hub {
             claim,
             index,
             entrant,
+            friendly: is_friendly(game_id),
             over: AtomicBool::new(false),
         }
     }
@@ -72,6 +74,8 @@ pub struct ServeDoor {
     claim: Arc<Claim>,
     index: usize,
     entrant: usize,
+    /// A friendly game, not one of the schedule.
+    friendly: bool,
     over: AtomicBool,
 }
 
@@ -97,7 +101,7 @@ impl Door for ServeDoor {
     fn done(&self) {
         if !self.over.swap(true, Ordering::SeqCst) {
             let held = self.claim.held[self.index].load(Ordering::SeqCst);
-            self.hub.game_over(self.entrant, held);
+            self.hub.game_over(self.entrant, held, self.friendly);
         }
     }
 }

@@ -12,6 +12,7 @@ use crate::results::games::{GameResult, Reason};
 use crate::tournament::runner::Watch;
 
 use super::hub::HubEvent;
+use super::rooms::is_friendly;
 
 /// `first` or `second`: a seat as the API names it.
 pub fn seat_name(seat: Seat) -> &'static str {
@@ -37,6 +38,9 @@ pub struct GameInfo {
     /// Replies so far (kept when the moves are trimmed).
     #[serde(skip)]
     pub replies: usize,
+    /// A friendly game, outside the tournament's schedule and tables.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub friendly: bool,
 }
 
 /// Finished games whose moves are kept in memory, the latest ones; older ones keep only
@@ -44,7 +48,7 @@ pub struct GameInfo {
 pub const KEEP_MOVES: usize = 256;
 
 impl GameInfo {
-    pub fn new(players: [String; 2]) -> GameInfo {
+    pub fn new(game_id: u64, players: [String; 2]) -> GameInfo {
         GameInfo {
             players,
             opening: Vec::new(),
@@ -52,6 +56,7 @@ impl GameInfo {
             result: None,
             trimmed: false,
             replies: 0,
+            friendly: is_friendly(game_id),
         }
     }
 
@@ -78,6 +83,9 @@ pub struct Summary {
     /// Replies so far.
     pub moves: usize,
     pub result: Option<Final>,
+    /// A friendly game, outside the tournament's schedule and tables.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub friendly: bool,
 }
 
 /// One reply of a seat: its move, or the fault that lost it the game.
@@ -165,6 +173,7 @@ impl Games {
             players: info.players.clone(),
             moves: info.replies,
             result: info.result.clone(),
+            friendly: info.friendly,
         });
         list.collect()
     }
@@ -186,7 +195,7 @@ impl Games {
         let mut inner = self.lock();
         match event {
             Watch::Started { names, opening } => {
-                let mut info = GameInfo::new(names.map(str::to_string));
+                let mut info = GameInfo::new(game_id, names.map(str::to_string));
                 info.opening = (opening.iter())
                     .map(|(seat, mv)| Played {
                         seat: seat_name(*seat),
@@ -244,7 +253,8 @@ impl Games {
                     detail: record.detail.clone(),
                 };
                 let players = [record.bot_a.clone(), record.bot_b.clone()];
-                let info = (inner.games.entry(game_id)).or_insert_with(|| GameInfo::new(players));
+                let info =
+                    (inner.games.entry(game_id)).or_insert_with(|| GameInfo::new(game_id, players));
                 info.result = Some(result);
                 inner.kept.push_back(game_id);
                 while inner.kept.len() > KEEP_MOVES {
@@ -254,6 +264,9 @@ impl Games {
                         g.moves = Vec::new();
                         g.trimmed = true;
                     }
+                }
+                if is_friendly(game_id) {
+                    return vec![HubEvent::Finished { game: game_id }];
                 }
                 for (i, name) in [&record.bot_a, &record.bot_b].into_iter().enumerate() {
                     let t = inner.tally.entry(name.clone()).or_default();

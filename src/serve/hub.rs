@@ -19,6 +19,7 @@ use crate::tournament::runner::Watch;
 use super::door::Claim;
 use super::entrants::{Entrant, Entrants};
 use super::games::{Games, Played};
+use super::rooms::{RoomError, Rooms, MAX_FRIENDLY};
 
 /// The most waiting connections one entrant may have.
 pub const MAX_WAITING: usize = 64;
@@ -43,6 +44,8 @@ struct Slot {
     active: usize,
     /// Games left to play (known once the tournament starts).
     left: Option<usize>,
+    /// Friendly games asked for and not over (open rooms included).
+    friendly: usize,
     /// When it last had a connection or a game (its absence is counted from then).
     last_seen: Option<Instant>,
     /// Games whose connection dropped, waiting for a new one.
@@ -57,6 +60,11 @@ impl Slot {
 
     fn connected(&self) -> bool {
         self.waiting.iter().any(|w| !w.tx.is_closed())
+    }
+
+    /// No game left for it: neither of the tournament nor friendly.
+    fn finished(&self) -> bool {
+        self.left == Some(0) && self.friendly == 0
     }
 
     /// A waiting connection, given a game; `None` if none is left.
@@ -108,6 +116,9 @@ pub enum HubEvent {
     Finished { game: u64 },
     /// The standings changed ([`Hub::games`]).
     Standings,
+    /// The open rooms, or whether friendly games may be asked for, changed
+    /// ([`Hub::rooms_view`]).
+    Rooms,
     /// No more games for anyone.
     Closed,
 }
@@ -136,6 +147,8 @@ pub struct Hub {
     events: broadcast::Sender<HubEvent>,
     /// Every game so far, for the HTTP API and the event stream.
     pub games: Games,
+    /// Friendly games' rooms.
+    pub(super) rooms: Rooms,
 }
 
 impl Hub {
@@ -145,6 +158,7 @@ impl Hub {
         move_time: Duration,
         grace: Duration,
         start: Start,
+        rooms: Rooms,
     ) -> Arc<Hub> {
         let slots = entrants.list.iter().map(|_| Slot::default()).collect();
         Arc::new(Hub {
@@ -161,6 +175,7 @@ impl Hub {
             claims: Mutex::new(HashMap::new()),
             events: broadcast::channel(1024).0,
             games: Games::new(game),
+            rooms,
         })
     }
 
@@ -248,7 +263,7 @@ impl Hub {
         self.events.subscribe()
     }
 
-    fn tell(&self, event: HubEvent) {
+    pub(super) fn tell(&self, event: HubEvent) {
         let _ = self.events.send(event);
     }
 
@@ -270,7 +285,7 @@ impl Hub {
         let slot = &mut state.slots[entrant];
         slot.prune();
         let (tx, rx) = oneshot::channel();
-        if closed || slot.left == Some(0) {
+        if closed || slot.finished() {
             let _ = tx.send(Assignment::End);
             return Ok((id, rx));
         }
@@ -444,27 +459,55 @@ impl Hub {
         }
     }
 
-    /// One of `entrant`'s games is over; `held`: it held a connection.
-    pub(super) fn game_over(&self, entrant: usize, held: bool) {
+    /// One of `entrant`'s games is over; `held`: it held a connection; `friendly`: a friendly
+    /// game, not one of the schedule.
+    pub(super) fn game_over(&self, entrant: usize, held: bool, friendly: bool) {
         let mut state = self.lock();
         let slot = &mut state.slots[entrant];
         if held {
             slot.active = slot.active.saturating_sub(1);
         }
         slot.last_seen = Some(Instant::now());
-        if let Some(left) = slot.left.as_mut() {
+        if friendly {
+            slot.friendly = slot.friendly.saturating_sub(1);
+        } else if let Some(left) = slot.left.as_mut() {
             *left = left.saturating_sub(1);
-            if *left == 0 {
-                slot.end();
-            }
+        }
+        if slot.finished() {
+            slot.end();
         }
         drop(state);
         self.bump();
         self.tell(HubEvent::GameOver { entrant });
     }
 
+    /// Reserves one more friendly game for `entrant`, if it may have one.
+    pub(super) fn reserve(&self, entrant: usize) -> Result<(), RoomError> {
+        let mut state = self.lock();
+        let slot = state.slots.get_mut(entrant).ok_or(RoomError::TooMany)?;
+        if slot.friendly >= MAX_FRIENDLY {
+            return Err(RoomError::TooMany);
+        }
+        slot.friendly += 1;
+        Ok(())
+    }
+
+    /// A friendly game reserved for `entrant` will not be played (its room was closed).
+    pub(super) fn friendly_done(&self, entrant: usize) {
+        let mut state = self.lock();
+        if let Some(slot) = state.slots.get_mut(entrant) {
+            slot.friendly = slot.friendly.saturating_sub(1);
+            if slot.finished() {
+                slot.end();
+            }
+        }
+        drop(state);
+        self.bump();
+    }
+
     /// No more games for anyone: waiting connections get `END`.
     pub fn close(&self) {
+        self.close_rooms();
         let mut state = self.lock();
         state.closed = true;
         for slot in &mut state.slots {
@@ -492,6 +535,7 @@ mod tests {
             Duration::from_secs(1),
             grace,
             start,
+            Rooms::default(),
         )
     }
 

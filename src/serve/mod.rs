@@ -24,14 +24,18 @@ pub mod games;
 pub mod http;
 pub mod hub;
 pub mod registry;
+pub mod rooms;
 pub mod tcp;
 
 use entrants::Entrants;
 use hub::{Hub, Start};
 use registry::Registry;
+use rooms::{FriendlyLog, Rooms};
+use tokio::sync::mpsc::UnboundedReceiver;
 
-/// The remote entrants as the tournament's players.
-struct Entrance(Arc<Hub>);
+/// The remote entrants as the tournament's players, and where their friendly games' results
+/// go.
+struct Entrance(Arc<Hub>, FriendlyLog);
 
 impl Remotes for Entrance {
     type Player = RemotePlayer;
@@ -81,11 +85,20 @@ impl Remotes for Entrance {
         Box::pin(self.0.begin(left))
     }
 
+    fn friendly(&self, locals: &[String]) -> Option<UnboundedReceiver<Pairing>> {
+        Some(self.0.open_rooms(locals))
+    }
+
     fn close(&self) {
         self.0.close();
     }
 
     fn watch(&self, game_id: u64, event: Watch<'_>) {
+        if let (Watch::Over { record }, true) = (event, rooms::is_friendly(game_id)) {
+            if let Err(e) = self.1.append(record) {
+                eprintln!("friendly game {game_id}: {e:#}");
+            }
+        }
         self.0.watch(game_id, event);
     }
 }
@@ -118,12 +131,13 @@ impl Served {
     }
 }
 
-/// Makes the hub of a served tournament and opens its door; `registry`: with `--open`.
+/// Makes the hub of a served tournament and opens its door; `registry`: with `--open`. Also
+/// where its friendly games' results go.
 async fn open(
     config: &RunConfig,
     entrants: Entrants,
     registry: Option<Registry>,
-) -> Result<Served> {
+) -> Result<(Served, FriendlyLog)> {
     let options = serve_options(config)?;
     let start_at = match &options.start_at {
         Some(text) => Some(
@@ -135,12 +149,14 @@ async fn open(
         when: options.start_when.map_or(usize::MAX, |n| n as usize),
         at: start_at.filter(|at| *at > SystemTime::now()),
     };
+    let (friendly, last_friendly) = FriendlyLog::open(config.out())?;
     let hub = Hub::new(
         config.game,
         entrants,
         config.move_limits().move_time,
         options.network_grace,
         start,
+        Rooms::after(last_friendly),
     );
     let listener = tcp::listen(&options.listen).await?;
     let addr = listener.local_addr()?;
@@ -154,12 +170,13 @@ async fn open(
     ));
     let stops = options.stay.then(tournament::Stops::listen).transpose()?;
     operator(Arc::clone(&hub));
-    Ok(Served {
+    let served = Served {
         hub,
         api,
         addr,
         stops,
-    })
+    };
+    Ok((served, friendly))
 }
 
 /// Reads the operator's commands on stdin: `start` starts the tournament now, whoever is
@@ -218,7 +235,7 @@ pub async fn serve(config: RunConfig) -> Result<Summary> {
         let locals = loaded.specs.iter().map(|s| s.name.clone()).collect();
         Registry::new(options.entrants.clone(), locals)
     });
-    let served = open(&config, entrants, registry).await?;
+    let (served, friendly) = open(&config, entrants, registry).await?;
     if options.open {
         eprintln!("registration is open: new entrants register on the page (or `POST /api/register`) until the start");
         served.hub.close_registration().await;
@@ -227,7 +244,8 @@ pub async fn serve(config: RunConfig) -> Result<Summary> {
             served.hub.names().len()
         );
     }
-    let summary = tournament::run_with(config, Arc::new(Entrance(Arc::clone(&served.hub)))).await;
+    let entrance = Entrance(Arc::clone(&served.hub), friendly);
+    let summary = tournament::run_with(config, Arc::new(entrance)).await;
     if summary.is_ok() {
         served.close(&options).await?;
     }
@@ -252,8 +270,8 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
             ),
         }
     }
-    let served = open(&info.config, entrants, None).await?;
-    let entrance = Arc::new(Entrance(Arc::clone(&served.hub)));
+    let (served, friendly) = open(&info.config, entrants, None).await?;
+    let entrance = Arc::new(Entrance(Arc::clone(&served.hub), friendly));
     let summary = tournament::resume_with(out, jobs, quiet, entrance).await;
     if summary.is_ok() {
         served.close(options).await?;

@@ -2,8 +2,13 @@
 
 #![allow(dead_code)]
 
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Output;
+use std::time::Duration;
+
+use serde_json::Value;
 
 /// The directory of the fixture bots for a game.
 pub fn fixtures(game: &str) -> PathBuf {
@@ -266,4 +271,51 @@ pub fn wait_within(
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+}
+
+/// Sends raw bytes on a new connection and returns what comes back before it closes (or
+/// `within` passes); `None` if the server is not there. `end`: shut down the sending side
+/// after the bytes (an HTTP server closes a half-closed connection without answering).
+pub fn raw(port: u16, bytes: &[u8], end: bool, within: Duration) -> Option<Vec<u8>> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(within)).unwrap();
+    let _ = stream.write_all(bytes);
+    if end {
+        let _ = stream.shutdown(Shutdown::Write);
+    }
+    let mut back = Vec::new();
+    let _ = stream.read_to_end(&mut back);
+    Some(back)
+}
+
+/// One HTTP request (`Connection: close`): the status (0 if the server is gone) and the body
+/// as JSON (`Null` if empty or not JSON).
+pub fn http(port: u16, method: &str, path: &str, token: Option<&str>, body: &str) -> (u16, Value) {
+    let (status, _, body) = http_full(port, method, path, token, body);
+    (status, body)
+}
+
+/// [`http`], with the response's header lines too.
+pub fn http_full(
+    port: u16,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: &str,
+) -> (u16, String, Value) {
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: x\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let Some(back) = raw(port, request.as_bytes(), false, Duration::from_secs(40)) else {
+        return (0, String::new(), Value::Null);
+    };
+    let text = String::from_utf8_lossy(&back);
+    let status = (text.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let body = serde_json::from_str(body).unwrap_or(Value::Null);
+    (status, head.to_string(), body)
 }

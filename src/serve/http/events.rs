@@ -43,6 +43,7 @@ pub fn describe(hub: &Hub, event: &HubEvent) -> (&'static str, Value) {
             ("game_over", json!({ "game": game, "result": result }))
         }
         HubEvent::Standings => ("standings", json!({ "standings": hub.games.standings() })),
+        HubEvent::Rooms => ("rooms", json!(hub.rooms_view())),
         HubEvent::Closed => ("closed", json!({})),
     }
 }

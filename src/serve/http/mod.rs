@@ -30,6 +30,7 @@ mod events;
 mod page;
 mod play;
 mod register;
+mod rooms;
 mod watch;
 
 pub use play::Session;
@@ -162,6 +163,9 @@ pub fn router(api: Arc<Api>) -> Router {
         .route("/api/me", get(watch::me))
         .route("/api/register", post(register::register))
         .route("/api/join", post(play::join))
+        .route("/api/rooms", get(rooms::list).post(rooms::create))
+        .route("/api/rooms/{id}/join", post(rooms::join))
+        .route("/api/rooms/{id}", axum::routing::delete(rooms::cancel))
         .route("/api/games", get(watch::list))
         .route("/api/games/{id}", get(play::state))
         .route("/api/games/{id}/move", post(play::play))

@@ -212,7 +212,7 @@ fn find(
                 if s.joined.seat == "second" {
                     players.swap(0, 1);
                 }
-                Ok((GameInfo::new(players), session))
+                Ok((GameInfo::new(game, players), session))
             }
             None => Err(ApiError::NoGame),
         },

@@ -27,6 +27,7 @@ fn api_of(kind: GameKind, join_wait: Duration) -> Arc<Api> {
         Duration::from_secs(1),
         Duration::from_millis(500),
         start,
+        crate::serve::rooms::Rooms::default(),
     );
     Api::new(hub, join_wait)
 }
