@@ -4,8 +4,9 @@
 //! while the same page shows the game live, then the standings, the cross-table and the
 //! finished game's replay (the server staying up with `--stay`); with `--open`, a person who
 //! registers a name on the page and plays Numer0n through its form, whose secrets the page
-//! never shows a watcher while the game is on; and two people in two browsers playing each
-//! other.
+//! never shows a watcher while the game is on; two people in two browsers playing each
+//! other; and a person who plays a friendly game against a bot between the tournament's
+//! games, sees others' rooms and hosts one.
 
 mod common;
 #[path = "common/webdriver.rs"]
@@ -399,4 +400,136 @@ fn two_people_in_two_browsers_play_each_other_a_whole_othello_game_issue_12() {
         _ => "draw",
     };
     assert_eq!(result_for(&rows[0], "ann"), expected);
+}
+
+/// Plays the person's game by clicking its first legal square until the page gives its
+/// verdict; the verdict.
+fn play_out(browser: &Browser) -> String {
+    for _ in 0..64 {
+        wait(
+            browser,
+            "return document.querySelector('#my-board .cell.legal') !== null \
+             || !!document.getElementById('my-status').dataset.result",
+            Duration::from_secs(40),
+        );
+        if let Some(result) = verdict(browser) {
+            return result;
+        }
+        let before = moves_shown(browser);
+        browser.click(&browser.find("#my-board .cell.legal"));
+        taken(browser, before);
+    }
+    panic!("an Othello game has at most 60 moves");
+}
+
+#[test]
+fn a_person_plays_a_friendly_game_against_a_bot_between_the_tournament_s_games_and_hosts_a_room_issue_12(
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("entrants.toml");
+    let tables = ["ann", "bob"].map(|n| arena::serve::entrants::table(n, &format!("token-{n}")));
+    std::fs::write(&file, tables.concat()).unwrap();
+    let out = dir.path().join("out");
+    let greedy = bundled("othello").join("greedy");
+    let args = [
+        "serve",
+        "othello",
+        "--gauntlet",
+        path(&greedy),
+        "--entrants",
+        path(&file),
+        "--out",
+        path(&out),
+    ];
+    let rest = [
+        "--listen",
+        "127.0.0.1:0",
+        "--games",
+        "1",
+        "--start-when",
+        "1",
+    ];
+    let more = ["--network-grace", "120s", "--move-time", "30s", "--quiet"];
+    let (mut child, port) = spawn_server(&[&args[..], &rest, &more].concat(), false);
+    let browser = Browser::start(1200, 1000);
+    browser.goto(&format!("http://127.0.0.1:{port}/"));
+    sign_in_and_play(&browser);
+
+    // ann's game of the tournament; bob has not come yet, so the tournament goes on.
+    assert!(["You won", "You lost", "Draw"].contains(&play_out(&browser).as_str()));
+    browser.wait_for("return !document.getElementById('friendly').hidden");
+
+    // bob hosts a room: ann's page lists it.
+    let (status, hosted) = http(port, "POST", "/api/rooms", Some("token-bob"), "");
+    assert_eq!(status, 201, "{hosted}");
+    browser.wait_for(
+        "return Array.from(document.querySelectorAll('#rooms-list li'))\
+         .some(li => li.textContent.includes('bob hosts room') && li.querySelector('button.join-room'))",
+    );
+
+    // ann plays greedy, outside the tournament.
+    browser.click(&browser.find("#friendly-bots button.play-bot[data-bot='greedy']"));
+    wait(
+        &browser,
+        "return document.getElementById('my-title').textContent.startsWith('Friendly game 1:')",
+        Duration::from_secs(20),
+    );
+    let friendly = play_out(&browser);
+    assert!(["You won", "You lost", "Draw"].contains(&friendly.as_str()));
+
+    // The finished friendly game is listed as such, and not counted in the standings.
+    browser.wait_for(
+        "return Array.from(document.querySelectorAll('#finished tbody tr td:first-child'))\
+         .some(td => td.textContent === 'friendly 1')",
+    );
+    let ann = browser.eval(
+        "return document.querySelector('#standings tr[data-player=\"ann\"]').cells[2].textContent",
+        json!([]),
+    );
+    assert_eq!(ann, "1", "ann has played one game of the tournament");
+
+    // ann hosts a room, then closes it.
+    browser.click(&browser.find("#host"));
+    browser.wait_for("return document.getElementById('hosting').textContent.includes('Your room')");
+    let (_, rooms) = http(port, "GET", "/api/rooms", None, "");
+    let hosts: Vec<&str> = (rooms["rooms"].as_array().unwrap().iter())
+        .map(|r| r["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(hosts, ["bob", "ann"]);
+    browser.click(&browser.find("#unhost"));
+    browser.wait_for("return !document.getElementById('host').hidden");
+    let (_, rooms) = http(port, "GET", "/api/rooms", None, "");
+    assert_eq!(rooms["rooms"].as_array().unwrap().len(), 1);
+
+    // bob comes with a bot and plays his game: the tournament is over.
+    let bob = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["connect", &format!("127.0.0.1:{port}"), "--name", "bob"])
+        .args([
+            "--token",
+            "token-bob",
+            path(&bundled("othello").join("random")),
+        ])
+        .arg("--no-sandbox")
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(bob.success());
+    assert!(wait_within(&mut child, Duration::from_secs(30)).success());
+    let rows = games(&out);
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r["reason"] == "normal"), "{rows:?}");
+    let text = std::fs::read_to_string(out.join("friendly.csv")).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    let row: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(
+        row[2..6],
+        ["1000000001", "othello", "ann", "greedy"],
+        "{text}"
+    );
+    let expected = match friendly.as_str() {
+        "You won" => "a",
+        "You lost" => "b",
+        _ => "draw",
+    };
+    assert_eq!((row[8], row[9]), (expected, "normal"), "{text}");
 }

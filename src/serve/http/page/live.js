@@ -9,6 +9,9 @@
   var games = {};
   var cards = {};
   var tablesShown = null;
+  var rooms = { open: false, bots: [], rooms: [] };
+  /// Friendly games are numbered from here up.
+  var FRIENDLY = 1000000000;
   var me = { token: null, name: null, playing: false, joining: false, game: null, key: "",
     state: null, fetched: 0, timer: null };
 
@@ -53,6 +56,13 @@
     var whole = Math.floor(p);
     var half = p - whole >= 0.5;
     return (whole || !half ? String(whole) : "") + (half ? "½" : "");
+  }
+
+  /// A game's name: friendly games are numbered apart. `long`: "Game 3", "Friendly game 2".
+  function label(id, long) {
+    id = Number(id);
+    if (id > FRIENDLY) { return (long ? "Friendly game " : "friendly ") + (id - FRIENDLY); }
+    return long ? "Game " + id : String(id);
   }
 
   function seconds(ms) { return ms % 1000 === 0 ? ms / 1000 + " s" : ms + " ms"; }
@@ -140,6 +150,7 @@
     (info ? info.entrants : []).forEach(function (e) { add(e.name); });
     Object.keys(games).forEach(function (id) {
       var g = games[id];
+      if (g.friendly) { return; }
       var a = add(g.players[0]);
       var b = add(g.players[1]);
       if (!g.result) { return; }
@@ -211,7 +222,7 @@
       var tr = fb.appendChild(el("tr"));
       tr.dataset.game = id;
       var winner = x.winner === "first" ? g.players[0] : x.winner === "second" ? g.players[1] : "draw";
-      [id, g.players[0], g.players[1], x.scores[0] + "–" + x.scores[1], winner,
+      [label(id), g.players[0], g.players[1], x.scores[0] + "–" + x.scores[1], winner,
         x.reason + (x.detail ? ": " + x.detail : "")].forEach(function (c, j) {
         tr.appendChild(el("td", j === 1 || j === 2 || j === 4 ? "name" : null, c));
       });
@@ -237,7 +248,7 @@
       var g = games[id];
       var card = el("div", "card");
       card.dataset.game = id;
-      card.appendChild(el("h3", null, "Game " + id + ": " + g.players[0] + " vs " + g.players[1]));
+      card.appendChild(el("h3", null, label(id, true) + ": " + g.players[0] + " vs " + g.players[1]));
       var body = card.appendChild(el("div"));
       var status = card.appendChild(el("p", "card-status"));
       box.insertBefore(card, box.firstChild);
@@ -263,6 +274,7 @@
     byId("register").hidden = true;
     byId("me").hidden = false;
     byId("me-name").textContent = name;
+    showRooms();
   }
 
   function signIn(token, error) {
@@ -328,7 +340,7 @@
     me.key = "";
     me.state = null;
     delete byId("my-status").dataset.result;
-    byId("my-title").textContent = "Game " + joined.game + ": you play " +
+    byId("my-title").textContent = label(joined.game, true) + ": you play " +
       (joined.seat === "first" ? "first" : "second") + " against " + joined.opponent +
       " (" + seconds(joined.move_ms) + " a move)";
     poll();
@@ -478,7 +490,68 @@
     });
   }
 
+  // --- Friendly games: play a bot, host a room, join one ------------------------------------
+
+  function loadRooms() {
+    return api("GET", "/api/rooms").then(function (r) {
+      if (r.status === 200) { rooms = r.body; showRooms(); }
+    });
+  }
+
+  function showRooms() {
+    byId("friendly").hidden = !me.name || !rooms.open;
+    var bots = byId("friendly-bots");
+    bots.textContent = "";
+    rooms.bots.forEach(function (bot) {
+      var b = bots.appendChild(el("button", "play-bot", "Play " + bot));
+      b.type = "button";
+      b.dataset.bot = bot;
+      b.addEventListener("click", function () { friendly("POST", "/api/rooms", { bot: bot }); });
+    });
+    var mine = rooms.rooms.filter(function (r) { return r.host === me.name; })[0];
+    byId("host").hidden = !!mine;
+    byId("unhost").hidden = !mine;
+    byId("hosting").textContent = mine ? "Your room " + mine.room + " waits for someone to join." : "";
+    byId("unhost").dataset.room = mine ? mine.room : "";
+    var list = byId("rooms-list");
+    list.textContent = "";
+    rooms.rooms.forEach(function (r) {
+      if (r.host === me.name) { return; }
+      var li = list.appendChild(el("li", null, r.host + " hosts room " + r.room));
+      li.dataset.room = r.room;
+      var b = li.appendChild(el("button", "join-room", "Join"));
+      b.type = "button";
+      b.addEventListener("click", function () { friendly("POST", "/api/rooms/" + r.room + "/join", null); });
+    });
+  }
+
+  /// Asks for a friendly game (or a room), then plays as soon as it comes.
+  function friendly(method, path, body) {
+    byId("friendly-error").textContent = "";
+    api(method, path, body, me.token).then(function (r) {
+      if (r.status >= 300) {
+        byId("friendly-error").textContent = r.body && r.body.error ? r.body.error : "the server said " + r.status;
+      } else if (method === "POST") {
+        playing();
+      }
+      loadRooms();
+    });
+  }
+
   // --- Wiring ------------------------------------------------------------------------------
+
+  /// Plays the games that come, one after another, until there are none.
+  function playing() {
+    me.playing = true;
+    byId("play").disabled = true;
+    byId("play").textContent = "Playing…";
+    join();
+  }
+
+  byId("host").addEventListener("click", function () { friendly("POST", "/api/rooms", null); });
+  byId("unhost").addEventListener("click", function () {
+    friendly("DELETE", "/api/rooms/" + byId("unhost").dataset.room, null);
+  });
 
   byId("signin").addEventListener("submit", function (e) {
     e.preventDefault();
@@ -505,12 +578,7 @@
     if (!checked[0]) { byId("my-error").textContent = checked[1]; return; }
     send(checked[0]);
   });
-  byId("play").addEventListener("click", function () {
-    me.playing = true;
-    byId("play").disabled = true;
-    byId("play").textContent = "Playing…";
-    join();
-  });
+  byId("play").addEventListener("click", playing);
   byId("signout").addEventListener("click", signOut);
   setInterval(tick, 250);
 
@@ -524,7 +592,8 @@
   events.addEventListener("game_started", function (e) {
     var d = JSON.parse(e.data);
     if (!d.players) { refresh(); return; }
-    games[d.game] = { game: d.game, players: d.players, moves: 0, result: null };
+    games[d.game] = { game: d.game, players: d.players, moves: 0, result: null,
+      friendly: d.game > FRIENDLY };
     render();
   });
   events.addEventListener("game_over", function (e) {
@@ -533,6 +602,8 @@
     games[d.game].result = d.result;
     render();
   });
+  events.addEventListener("rooms", function (e) { rooms = JSON.parse(e.data); showRooms(); });
+  ["started", "closed"].forEach(function (name) { events.addEventListener(name, loadRooms); });
   ["connected", "registered", "started", "closed", "entrant_done"].forEach(function (name) {
     events.addEventListener(name, function () { loadTournament(); if (name === "closed") { render(); } });
   });
@@ -546,5 +617,6 @@
   loadTournament().then(function () {
     if (saved) { signIn(saved, false); }
     loadGames();
+    loadRooms();
   });
 }());
