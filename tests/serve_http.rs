@@ -378,6 +378,8 @@ fn hostile(rng: &mut Random) -> Vec<u8> {
         "/api/tournament",
         "/api/me",
         "/assets/live.js",
+        "/api/rooms",
+        "/api/rooms/1/join",
     ];
     let path = paths[rng.below(paths.len() as u64) as usize];
     let body = String::from_utf8_lossy(&garbage).to_string();
@@ -415,7 +417,7 @@ fn hostile_clients_on_both_protocols_leave_a_fair_client_playing_and_games_csv_t
         started.elapsed()
     });
     // The errors, each as the API says it.
-    let cases: [(&str, &str, Option<&str>, &str, u16); 8] = [
+    let cases: [(&str, &str, Option<&str>, &str, u16); 12] = [
         ("POST", "/api/join", None, "", 401),
         ("POST", "/api/join", Some("token-nobody"), "", 401),
         ("GET", "/api/games/424242", Some("token-mallory"), "", 404),
@@ -442,6 +444,22 @@ fn hostile_clients_on_both_protocols_leave_a_fair_client_playing_and_games_csv_t
             400,
         ),
         ("POST", "/api/games/1/move", None, "{\"move\":\"d3\"}", 401),
+        (
+            "POST",
+            "/api/rooms",
+            Some("token-mallory"),
+            "{\"bot\":",
+            400,
+        ),
+        (
+            "POST",
+            "/api/rooms",
+            Some("token-mallory"),
+            "{\"bot\":\"greedy\",\"seat\":\"left\"}",
+            400,
+        ),
+        ("DELETE", "/api/rooms/77", Some("token-mallory"), "", 404),
+        ("POST", "/api/rooms/x/join", Some("token-mallory"), "", 404),
     ];
     for (method, path, token, body, want) in cases {
         let (status, answer) = http(port, method, path, token, body);
