@@ -110,7 +110,7 @@ pub struct Played {
 /// `friendly`: games asked for while the schedule is played (the friendly games of `arena
 /// serve`). They are played by this same loop, before the schedule's next games, and are
 /// told to [`Seats::watch`] only: neither `done` nor [`Played::records`] has them. Once the
-/// schedule's last game is over no more are taken.
+/// schedule's last game is over no more are taken (those asked for by then are played).
 pub async fn play_schedule<S: Seats>(
     settings: &Arc<Settings>,
     seats: &Arc<S>,
@@ -148,13 +148,19 @@ pub async fn play_schedule<S: Seats>(
         let joined = tokio::select! {
             joined = running.join_next() => match joined {
                 Some(joined) => joined,
-                None => break,
+                None => {
+                    // The schedule is over: no more friendly games are taken, but those
+                    // already asked for are played.
+                    let Some(mut rx) = friendly.take() else { break };
+                    rx.close();
+                    while let Ok(asked) = rx.try_recv() {
+                        take_friendly(asked, bots, &mut friendlies, &mut pending);
+                    }
+                    continue;
+                }
             },
             Some(asked) = next_friendly(&mut friendly) => {
-                if asked.seats.iter().all(|&s| s < bots) {
-                    friendlies.insert(asked.game_id);
-                    pending.push_front(asked);
-                }
+                take_friendly(asked, bots, &mut friendlies, &mut pending);
                 continue;
             }
             () = &mut stop => {
@@ -215,6 +221,19 @@ pub async fn play_schedule<S: Seats>(
         records,
         interrupted: false,
     })
+}
+
+/// Puts a friendly game first among the games to play, unless its seats are not the run's.
+fn take_friendly(
+    asked: Pairing,
+    bots: usize,
+    friendlies: &mut HashSet<u64>,
+    pending: &mut VecDeque<Pairing>,
+) {
+    if asked.seats.iter().all(|&s| s < bots) {
+        friendlies.insert(asked.game_id);
+        pending.push_front(asked);
+    }
 }
 
 /// The next friendly game asked for; never, when none can be asked for.
