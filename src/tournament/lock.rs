@@ -122,10 +122,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(".arena.lock");
         let mut held = crate::sandbox::liveness::try_lock(&path).unwrap().unwrap();
-        // The run that wrote its pid has ended; a child of it still holds the lock.
-        let mut ended = std::process::Command::new("true").spawn().unwrap();
-        ended.wait().unwrap();
-        write!(held, "{}", ended.id()).unwrap();
+        // The run that wrote its pid has ended (no process has this pid: pids stay below
+        // 2^22); a child of it still holds the lock.
+        write!(held, "{}", i32::MAX).unwrap();
         let child = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(200));
             drop(held);
