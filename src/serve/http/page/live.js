@@ -320,7 +320,8 @@
         me.playing = false;
         byId("play").disabled = true;
         byId("play").textContent = "No more games";
-        myStatus((me.state ? byId("my-status").textContent + " " : "") + "You have no more games in this tournament.");
+        myStatus((me.state ? byId("my-status").textContent + " " : "") + "You have no more games in this tournament." +
+          (rooms.open ? " You may still play friendly games." : ""));
       }
       else if (r.status === 401) { signOut(); }
       else {
