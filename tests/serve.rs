@@ -442,6 +442,13 @@ fn a_served_tournament_killed_with_sigkill_is_completed_by_resume_issue_12() {
     assert!(before < 6, "the tournament ended before the kill");
 
     let (mut resumed, port) = server(&["resume", out.to_str().unwrap(), "--quiet"]);
+    // The live tables start from the games played before the kill.
+    let (status, standings) = http(port, "GET", "/api/standings", None, "");
+    assert_eq!(status, 200);
+    let counted: u64 = (standings.as_array().unwrap().iter())
+        .map(|t| t["games"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, 2 * before as u64, "{standings}");
     let mut a = connect_bot(port, "alphabeta", alphabeta.to_str().unwrap(), "5");
     let b = piped_client(port, "random", 5);
     assert!(wait_within(&mut resumed, Duration::from_secs(120)).success());

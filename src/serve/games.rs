@@ -8,7 +8,7 @@ use std::sync::{Mutex, MutexGuard};
 use serde::Serialize;
 
 use crate::game::{GameKind, Seat};
-use crate::results::games::{GameResult, Reason};
+use crate::results::games::{GameRecord, GameResult, Reason};
 use crate::tournament::runner::Watch;
 
 use super::hub::HubEvent;
@@ -241,21 +241,7 @@ impl Games {
                 }]
             }
             Watch::Over { record } => {
-                let winner = match record.result {
-                    GameResult::A => seat_name(Seat::A),
-                    GameResult::B => seat_name(Seat::B),
-                    GameResult::Draw => "draw",
-                };
-                let result = Final {
-                    scores: [record.score_a, record.score_b],
-                    winner,
-                    reason: record.reason,
-                    detail: record.detail.clone(),
-                };
-                let players = [record.bot_a.clone(), record.bot_b.clone()];
-                let info =
-                    (inner.games.entry(game_id)).or_insert_with(|| GameInfo::new(game_id, players));
-                info.result = Some(result);
+                inner.finish(record, false);
                 inner.kept.push_back(game_id);
                 while inner.kept.len() > KEEP_MOVES {
                     let old = inner.kept.pop_front();
@@ -268,23 +254,61 @@ impl Games {
                 if is_friendly(game_id) {
                     return vec![HubEvent::Finished { game: game_id }];
                 }
-                for (i, name) in [&record.bot_a, &record.bot_b].into_iter().enumerate() {
-                    let t = inner.tally.entry(name.clone()).or_default();
-                    t.name = name.clone();
-                    t.games += 1;
-                    match (record.result, i) {
-                        (GameResult::Draw, _) => {
-                            t.draws += 1;
-                            t.points += 0.5;
-                        }
-                        (GameResult::A, 0) | (GameResult::B, 1) => {
-                            t.wins += 1;
-                            t.points += 1.0;
-                        }
-                        _ => t.losses += 1,
-                    }
-                }
                 vec![HubEvent::Finished { game: game_id }, HubEvent::Standings]
+            }
+        }
+    }
+
+    /// Learns the games an earlier run of the tournament played (`arena resume`): their
+    /// players and results, their moves left to their replays.
+    pub fn restore(&self, records: &[GameRecord]) {
+        let mut inner = self.lock();
+        for record in records {
+            inner.finish(record, true);
+        }
+    }
+}
+
+impl Inner {
+    /// A game is over: its result, and the tally of its players unless it is friendly.
+    /// `trimmed`: its moves are not kept.
+    fn finish(&mut self, record: &GameRecord, trimmed: bool) {
+        let game_id = record.game_id;
+        let winner = match record.result {
+            GameResult::A => seat_name(Seat::A),
+            GameResult::B => seat_name(Seat::B),
+            GameResult::Draw => "draw",
+        };
+        let result = Final {
+            scores: [record.score_a, record.score_b],
+            winner,
+            reason: record.reason,
+            detail: record.detail.clone(),
+        };
+        let players = [record.bot_a.clone(), record.bot_b.clone()];
+        let info = (self.games.entry(game_id)).or_insert_with(|| GameInfo::new(game_id, players));
+        info.result = Some(result);
+        if trimmed {
+            info.trimmed = true;
+            info.replies = record.plies as usize;
+        }
+        if is_friendly(game_id) {
+            return;
+        }
+        for (i, name) in [&record.bot_a, &record.bot_b].into_iter().enumerate() {
+            let t = self.tally.entry(name.clone()).or_default();
+            t.name = name.clone();
+            t.games += 1;
+            match (record.result, i) {
+                (GameResult::Draw, _) => {
+                    t.draws += 1;
+                    t.points += 0.5;
+                }
+                (GameResult::A, 0) | (GameResult::B, 1) => {
+                    t.wins += 1;
+                    t.points += 1.0;
+                }
+                _ => t.losses += 1,
             }
         }
     }
@@ -315,6 +339,36 @@ mod tests {
             detail: String::new(),
         };
         games.apply(id, Watch::Over { record: &record });
+    }
+
+    #[test]
+    fn games_of_an_earlier_run_count_in_the_standings_but_friendly_ones_do_not() {
+        let games = Games::new(GameKind::Othello);
+        let record = |game_id| GameRecord {
+            run: "r".into(),
+            round: 1,
+            game_id,
+            game: GameKind::Othello,
+            bot_a: "a".into(),
+            bot_b: "b".into(),
+            score_a: 24,
+            score_b: 40,
+            result: GameResult::B,
+            reason: Reason::Normal,
+            culprit: Culprit::Nobody,
+            plies: 58,
+            duration_ms: 1,
+            detail: String::new(),
+        };
+        games.restore(&[record(1), record(crate::serve::rooms::FRIENDLY_BASE + 1)]);
+        let list = games.list();
+        assert_eq!(list.len(), 2);
+        assert!(!list[0].friendly && list[1].friendly);
+        assert_eq!(list[0].moves, 58);
+        assert!(games.get(1).unwrap().trimmed, "its moves are in its replay");
+        let standings = games.standings();
+        assert_eq!((standings[0].name.as_str(), standings[0].wins), ("b", 1));
+        assert_eq!(standings[0].games, 1, "the friendly game is not counted");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use anyhow::{bail, Context, Result};
 use crate::config::{RunConfig, ServeOptions};
 use crate::game::Seat;
 use crate::player::remote::RemotePlayer;
+use crate::results::games::{read_games, GameRecord};
 use crate::schedule::Pairing;
 use crate::tournament::file::TournamentFile;
 use crate::tournament::remote::{RemoteSeat, Remotes};
@@ -131,12 +132,14 @@ impl Served {
     }
 }
 
-/// Makes the hub of a served tournament and opens its door; `registry`: with `--open`. Also
-/// where its friendly games' results go.
+/// Makes the hub of a served tournament and opens its door; `registry`: with `--open`;
+/// `played`: the games an earlier run played (`resume`). Also where its friendly games'
+/// results go.
 async fn open(
     config: &RunConfig,
     entrants: Entrants,
     registry: Option<Registry>,
+    played: &[GameRecord],
 ) -> Result<(Served, FriendlyLog)> {
     let options = serve_options(config)?;
     let start_at = match &options.start_at {
@@ -149,7 +152,8 @@ async fn open(
         when: options.start_when.map_or(usize::MAX, |n| n as usize),
         at: start_at.filter(|at| *at > SystemTime::now()),
     };
-    let (friendly, last_friendly) = FriendlyLog::open(config.out())?;
+    let (friendly, friendlies) = FriendlyLog::open(config.out())?;
+    let last_friendly = friendlies.iter().map(|r| r.game_id).max().unwrap_or(0);
     let hub = Hub::new(
         config.game,
         entrants,
@@ -158,6 +162,8 @@ async fn open(
         start,
         Rooms::after(last_friendly),
     );
+    hub.games.restore(played);
+    hub.games.restore(&friendlies);
     let listener = tcp::listen(&options.listen).await?;
     let addr = listener.local_addr()?;
     eprintln!("listening on {addr}");
@@ -235,7 +241,7 @@ pub async fn serve(config: RunConfig) -> Result<Summary> {
         let locals = loaded.specs.iter().map(|s| s.name.clone()).collect();
         Registry::new(options.entrants.clone(), locals)
     });
-    let (served, friendly) = open(&config, entrants, registry).await?;
+    let (served, friendly) = open(&config, entrants, registry, &[]).await?;
     if options.open {
         eprintln!("registration is open: new entrants register on the page (or `POST /api/register`) until the start");
         served.hub.close_registration().await;
@@ -270,7 +276,14 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
             ),
         }
     }
-    let (served, friendly) = open(&info.config, entrants, None).await?;
+    // The page's tables start from the games played so far.
+    let games = out.join("games.csv");
+    let played = if games.exists() {
+        read_games(&[games])?
+    } else {
+        Vec::new()
+    };
+    let (served, friendly) = open(&info.config, entrants, None, &played).await?;
     let entrance = Arc::new(Entrance(Arc::clone(&served.hub), friendly));
     let summary = tournament::resume_with(out, jobs, quiet, entrance).await;
     if summary.is_ok() {

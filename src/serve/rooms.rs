@@ -289,23 +289,20 @@ pub struct FriendlyLog {
 }
 
 impl FriendlyLog {
-    /// The log of the tournament in `out`, and the last friendly game it holds.
-    pub fn open(out: &Path) -> Result<(FriendlyLog, u64)> {
+    /// The log of the tournament in `out`, and the friendly games it holds.
+    pub fn open(out: &Path) -> Result<(FriendlyLog, Vec<GameRecord>)> {
         let path = out.join("friendly.csv");
-        let (writer, last) = if path.exists() {
-            let last = read_games(std::slice::from_ref(&path))?
-                .iter()
-                .map(|r| r.game_id)
-                .max();
-            (Some(GamesWriter::reopen(&path)?), last.unwrap_or(0))
+        let (writer, played) = if path.exists() {
+            let played = read_games(std::slice::from_ref(&path))?;
+            (Some(GamesWriter::reopen(&path)?), played)
         } else {
-            (None, 0)
+            (None, Vec::new())
         };
         let log = FriendlyLog {
             path,
             writer: Mutex::new(writer),
         };
-        Ok((log, last))
+        Ok((log, played))
     }
 
     /// Appends a friendly game's record (the file is made at the first).
@@ -404,8 +401,8 @@ mod tests {
     #[test]
     fn the_friendly_log_is_made_at_its_first_game_and_numbers_go_on_after_a_resume() {
         let dir = tempfile::tempdir().unwrap();
-        let (log, last) = FriendlyLog::open(dir.path()).unwrap();
-        assert_eq!(last, 0);
+        let (log, played) = FriendlyLog::open(dir.path()).unwrap();
+        assert!(played.is_empty());
         assert!(!dir.path().join("friendly.csv").exists());
         let record = GameRecord {
             run: "r".into(),
@@ -425,7 +422,7 @@ mod tests {
         };
         log.append(&record).unwrap();
         drop(log);
-        let (_, last) = FriendlyLog::open(dir.path()).unwrap();
-        assert_eq!(last, FRIENDLY_BASE + 3);
+        let (_, played) = FriendlyLog::open(dir.path()).unwrap();
+        assert_eq!(played, [record]);
     }
 }
