@@ -15,18 +15,6 @@ use common::*;
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
-/// Writes an entrants file for `names`; their tokens are `token-<name>`.
-fn entrants(dir: &Path, names: &[&str]) -> PathBuf {
-    let path = dir.join("entrants.toml");
-    let mut text = String::new();
-    for name in names {
-        let table = arena::serve::entrants::table(name, &format!("token-{name}"));
-        text.push_str(&table);
-    }
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
 /// Starts `arena <args>` and returns it with the port it listens on.
 fn server(args: &[&str]) -> (Child, u16) {
     spawn_server(args, false)

@@ -8,23 +8,12 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
 use serde_json::Value;
-
-/// Writes an entrants file for `names`; their tokens are `token-<name>`.
-fn entrants(dir: &Path, names: &[&str]) -> PathBuf {
-    let path = dir.join("entrants.toml");
-    let text: String = names
-        .iter()
-        .map(|n| arena::serve::entrants::table(n, &format!("token-{n}")))
-        .collect();
-    std::fs::write(&path, text).unwrap();
-    path
-}
 
 /// Starts `arena serve othello --gauntlet greedy` for `names`, with the port it listens on.
 fn server(out: &Path, file: &Path) -> (Child, u16) {

@@ -20,28 +20,44 @@ use common::*;
 use serde_json::json;
 use webdriver::Browser;
 
-/// Starts `arena serve GAME --gauntlet bots/GAME/BOT` with one game a pairing, and (unless
-/// `--open` is among `extra`) one entrant `ann` (token `token-ann`); the server and its port.
-fn server(dir: &Path, game: &str, bot: &str, extra: &[&str]) -> (Child, u16) {
-    let file = dir.join("entrants.toml");
-    if !extra.contains(&"--open") {
-        std::fs::write(&file, arena::serve::entrants::table("ann", "token-ann")).unwrap();
-    }
-    let reference = bundled(game).join(bot);
+/// Starts `arena serve GAME` for the entrants `people` (tokens `token-NAME`), with one game
+/// a pairing, in a gauntlet against `bots/GAME/BOT` if `bot` is given; the server and its
+/// port.
+fn server(
+    dir: &Path,
+    game: &str,
+    people: &[&str],
+    bot: Option<&str>,
+    extra: &[&str],
+) -> (Child, u16) {
+    let file = if people.is_empty() {
+        dir.join("entrants.toml")
+    } else {
+        entrants(dir, people)
+    };
+    let reference = bot.map(|b| bundled(game).join(b));
+    let gauntlet = match &reference {
+        Some(r) => vec!["--gauntlet", path(r)],
+        None => Vec::new(),
+    };
     let out = dir.join("out");
-    let (reference, file, out) = (path(&reference), path(&file), path(&out));
     let args = [
         "serve",
         game,
-        "--gauntlet",
-        reference,
         "--entrants",
-        file,
+        path(&file),
         "--out",
-        out,
+        path(&out),
     ];
     let rest = ["--listen", "127.0.0.1:0", "--games", "1", "--seed", "3"];
-    let all = [&args[..], &rest, &["--move-time", "30s", "--quiet"], extra].concat();
+    let all = [
+        &args[..],
+        &gauntlet,
+        &rest,
+        &["--move-time", "30s", "--quiet"],
+        extra,
+    ]
+    .concat();
     spawn_server(&all, false)
 }
 
@@ -122,7 +138,7 @@ fn verdict(browser: &Browser) -> Option<String> {
 #[test]
 fn a_person_plays_a_whole_othello_game_in_the_browser_and_watches_the_tables_issue_12() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut child, port) = server(dir.path(), "othello", "greedy", &["--stay"]);
+    let (mut child, port) = server(dir.path(), "othello", &["ann"], Some("greedy"), &["--stay"]);
     let browser = Browser::start(1200, 1000);
     browser.goto(&format!("http://127.0.0.1:{port}/"));
     sign_in_and_play(&browser);
@@ -228,7 +244,8 @@ fn a_person_registers_on_the_page_plays_numeron_through_the_form_and_watchers_ne
     let (mut child, port) = server(
         dir.path(),
         "numeron",
-        "minimizer",
+        &[],
+        Some("minimizer"),
         &["--network-grace", "5s", "--open", "--start-when", "1"],
     );
     let browser = Browser::start(1200, 1000);
@@ -320,28 +337,8 @@ fn a_person_registers_on_the_page_plays_numeron_through_the_form_and_watchers_ne
 #[test]
 fn two_people_in_two_browsers_play_each_other_a_whole_othello_game_issue_12() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("entrants.toml");
-    let tables = ["ann", "bob"].map(|n| arena::serve::entrants::table(n, &format!("token-{n}")));
-    std::fs::write(&file, tables.concat()).unwrap();
     let out = dir.path().join("out");
-    let args = [
-        "serve",
-        "othello",
-        "--entrants",
-        path(&file),
-        "--out",
-        path(&out),
-    ];
-    let rest = [
-        "--listen",
-        "127.0.0.1:0",
-        "--games",
-        "1",
-        "--move-time",
-        "30s",
-        "--quiet",
-    ];
-    let (mut child, port) = spawn_server(&[&args[..], &rest].concat(), false);
+    let (mut child, port) = server(dir.path(), "othello", &["ann", "bob"], None, &[]);
     let url = format!("http://127.0.0.1:{port}/");
     let people = ["ann", "bob"].map(|name| {
         let browser = Browser::start(1000, 900);
@@ -426,31 +423,16 @@ fn play_out(browser: &Browser) -> String {
 fn a_person_plays_a_friendly_game_against_a_bot_between_the_tournament_s_games_and_hosts_a_room_issue_12(
 ) {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("entrants.toml");
-    let tables = ["ann", "bob"].map(|n| arena::serve::entrants::table(n, &format!("token-{n}")));
-    std::fs::write(&file, tables.concat()).unwrap();
     let out = dir.path().join("out");
-    let greedy = bundled("othello").join("greedy");
-    let args = [
-        "serve",
+    // bob's game waits for him (the grace is long) while ann plays.
+    let extra = ["--start-when", "1", "--network-grace", "120s"];
+    let (mut child, port) = server(
+        dir.path(),
         "othello",
-        "--gauntlet",
-        path(&greedy),
-        "--entrants",
-        path(&file),
-        "--out",
-        path(&out),
-    ];
-    let rest = [
-        "--listen",
-        "127.0.0.1:0",
-        "--games",
-        "1",
-        "--start-when",
-        "1",
-    ];
-    let more = ["--network-grace", "120s", "--move-time", "30s", "--quiet"];
-    let (mut child, port) = spawn_server(&[&args[..], &rest, &more].concat(), false);
+        &["ann", "bob"],
+        Some("greedy"),
+        &extra,
+    );
     let browser = Browser::start(1200, 1000);
     browser.goto(&format!("http://127.0.0.1:{port}/"));
     sign_in_and_play(&browser);

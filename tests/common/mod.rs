@@ -319,3 +319,13 @@ pub fn http_full(
     let body = serde_json::from_str(body).unwrap_or(Value::Null);
     (status, head.to_string(), body)
 }
+
+/// Writes `<dir>/entrants.toml` for `names`, whose tokens are `token-<name>`; its path.
+pub fn entrants(dir: &Path, names: &[&str]) -> PathBuf {
+    let path = dir.join("entrants.toml");
+    let text: String = (names.iter())
+        .map(|n| arena::serve::entrants::table(n, &format!("token-{n}")))
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
