@@ -13,7 +13,6 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
-use serde_json::Value;
 
 /// Starts `arena serve othello --gauntlet greedy` for `names`, with the port it listens on.
 fn server(out: &Path, file: &Path) -> (Child, u16) {
@@ -235,21 +234,13 @@ fn friendly_games_against_a_local_bot_and_between_entrants_stay_out_of_the_tourn
     let tmp = tempfile::tempdir().unwrap();
     let file = entrants(tmp.path(), &["web", "amy"]);
     let out = tmp.path().join("out");
-    let more = ["--start-when", "1", "--network-grace", "20s"];
+    // The tournament starts when both are connected.
+    let more = ["--start-when", "2", "--network-grace", "20s"];
     let (mut server, port) = server_with(&out, &file, &more);
     let web_token = Some("token-web");
     let post = |path: &str, token: Option<&str>, body: &str| http(port, "POST", path, token, body);
 
-    // Before the start there are no friendly games.
-    let (status, rooms) = http(port, "GET", "/api/rooms", None, "");
-    assert_eq!((status, &rooms["open"]), (200, &Value::Bool(false)));
-    let (status, body) = post("/api/rooms", web_token, r#"{"bot":"greedy"}"#);
-    assert_eq!(status, 409, "{body}");
-    assert!(body["error"].as_str().unwrap().contains("has not started"));
-
-    // web's join starts the tournament; web waits after its first game.
-    let (go, gate) = std::sync::mpsc::channel();
-    let web = std::thread::spawn(move || http_player(port, "web", None, Some(gate)));
+    // Friendly games may be asked for once the bots are ready, before the start.
     let deadline = Instant::now() + Duration::from_secs(20);
     while http(port, "GET", "/api/rooms", None, "").1["open"] != true {
         assert!(Instant::now() < deadline, "the rooms never opened");
@@ -258,14 +249,26 @@ fn friendly_games_against_a_local_bot_and_between_entrants_stay_out_of_the_tourn
     let (_, rooms) = http(port, "GET", "/api/rooms", None, "");
     assert_eq!(rooms["bots"], serde_json::json!(["greedy"]));
 
-    // web plays greedy, second; then hosts a room.
-    let (status, vs_bot) = post(
-        "/api/rooms",
-        web_token,
-        r#"{"bot":"greedy","seat":"second"}"#,
-    );
+    // web plays greedy, second, before the start; its player waits after that game.
+    let vs_bot_body = r#"{"bot":"greedy","seat":"second"}"#;
+    let (status, vs_bot) = post("/api/rooms", web_token, vs_bot_body);
     assert_eq!(status, 201, "{vs_bot}");
-    assert!(vs_bot["game"].as_u64().unwrap() > 1_000_000_000);
+    let first = vs_bot["game"].as_u64().unwrap();
+    assert!(first > 1_000_000_000);
+    let (go, gate) = std::sync::mpsc::channel();
+    let web = std::thread::spawn(move || http_player(port, "web", None, Some(gate)));
+    let path = format!("/api/games/{first}");
+    while http(port, "GET", &path, None, "").1["result"].is_null() {
+        assert!(
+            Instant::now() < deadline + Duration::from_secs(40),
+            "no friendly game"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (_, info) = http(port, "GET", "/api/tournament", None, "");
+    assert_eq!(info["started"], false, "{info}");
+
+    // Then web hosts a room.
     let (status, body) = post("/api/rooms", web_token, r#"{"bot":"nobody"}"#);
     assert_eq!(status, 404, "{body}");
     let (status, body) = post("/api/rooms", None, "");
@@ -273,8 +276,12 @@ fn friendly_games_against_a_local_bot_and_between_entrants_stay_out_of_the_tourn
     let (status, hosted) = post("/api/rooms", web_token, "");
     assert_eq!(status, 201, "{hosted}");
     let room = hosted["room"].as_u64().unwrap();
+    let (status, second) = post("/api/rooms", web_token, "{}");
+    assert_eq!(status, 201, "{second}");
     let (status, body) = post("/api/rooms", web_token, "");
     assert_eq!(status, 429, "two friendly games at most: {body}");
+    let second = format!("/api/rooms/{}", second["room"]);
+    assert_eq!(http(port, "DELETE", &second, web_token, "").0, 204);
     let join = format!("/api/rooms/{room}/join");
     let (status, body) = post(&join, web_token, "");
     assert_eq!(status, 409, "one's own room: {body}");
@@ -293,6 +300,7 @@ fn friendly_games_against_a_local_bot_and_between_entrants_stay_out_of_the_tourn
     assert_eq!(status, 404, "the room was taken");
 
     let (web, amy) = (web.join().unwrap(), amy.join().unwrap());
+    assert_eq!(web[0], first, "the friendly game came first: {web:?}");
     assert!(wait_within(&mut server, Duration::from_secs(120)).success());
     let friendly = [&vs_bot["game"], &vs_amy["game"]].map(|g| g.as_u64().unwrap());
     assert_eq!(

@@ -51,7 +51,8 @@ pub struct RoomsView {
 /// Why a friendly game cannot be had.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RoomError {
-    /// The tournament has not started, or is over.
+    /// The tournament's bots are not ready yet (with `--open`: it has not started), or it is
+    /// over.
     Closed(&'static str),
     UnknownBot(String),
     UnknownRoom(u64),
@@ -278,7 +279,7 @@ fn closed(rooms: &State) -> RoomError {
     RoomError::Closed(if rooms.closed {
         "the tournament is over"
     } else {
-        "the tournament has not started"
+        "the tournament's bots are not ready yet"
     })
 }
 
@@ -345,7 +346,7 @@ mod tests {
         let hub = hub();
         assert_eq!(
             hub.play_bot(0, "greedy", Seat::A),
-            Err(RoomError::Closed("the tournament has not started"))
+            Err(RoomError::Closed("the tournament's bots are not ready yet"))
         );
         let mut games = hub.open_rooms(&["greedy".into(), "random".into()]);
         assert_eq!(

@@ -431,21 +431,25 @@ async fn finish<R: Remotes>(
         },
     );
     let seats = Arc::new(Mixed::new(lineup, Arc::clone(&remotes), config.jobs()));
-    remotes.start(seats.first_remote(), &pending).await;
+    // Friendly games may be asked for from now; the schedule's games wait for the start.
     let locals: Vec<String> = (seats.lineup.bots.iter())
         .map(|b| b.spec.name.clone())
         .collect();
-    let friendly = remotes.friendly(&locals);
+    let games = pending.len() as u64;
+    let plan = runner::Plan {
+        start: remotes.start(seats.first_remote(), &pending),
+        friendly: remotes.friendly(&locals),
+        schedule: pending,
+    };
     // One listener for the whole run: it keeps a signal that arrives between two polls.
     let mut stops = Stops::listen()?;
     let mut stopped_by = 0;
-    let progress = progress_bar(pending.len() as u64, !config.output.quiet);
+    let progress = progress_bar(games, !config.output.quiet);
     let played = runner::play_schedule(
         &settings,
         &seats,
         seats.len(),
-        pending,
-        friendly,
+        plan,
         async {
             stopped_by = stops.next().await;
         },

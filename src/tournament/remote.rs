@@ -43,9 +43,9 @@ pub trait Remotes: Send + Sync + 'static {
         first: usize,
         pending: &[Pairing],
     ) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
-    /// Once the tournament has started: where friendly games are asked for while it is
-    /// played (their seats numbered as the schedule's: the local bots `locals` first, then
-    /// the entrants), if they may be.
+    /// Where friendly games are asked for from before the start to the schedule's end
+    /// (their seats numbered as the schedule's: the local bots `locals` first, then the
+    /// entrants), if they may be.
     fn friendly(&self, locals: &[String]) -> Option<mpsc::UnboundedReceiver<Pairing>> {
         let _ = locals;
         None

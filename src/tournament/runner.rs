@@ -4,6 +4,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -101,25 +102,53 @@ pub struct Played {
     pub interrupted: bool,
 }
 
-/// Plays every game of `schedule`, at most `jobs` at once and each bot in at most its
-/// [capacity](Seats::capacity) of games at once, handing each record to `done` as its game
-/// ends (in the order games end). Games of idle bots go first, in schedule order, so extra
-/// instances are made only when nothing else can run. `stop` resolving abandons the running
-/// games: dropping them kills their processes; finished games are already handed over.
+/// What a run plays.
+pub struct Plan<'a> {
+    /// The games of the schedule.
+    pub schedule: Vec<Pairing>,
+    /// Resolves when the schedule's games may start.
+    pub start: Pin<Box<dyn Future<Output = ()> + Send + 'a>>,
+    /// Where friendly games are asked for (`arena serve`): from before the start to the
+    /// schedule's end.
+    pub friendly: Option<mpsc::UnboundedReceiver<Pairing>>,
+}
+
+impl Plan<'_> {
+    /// The games of `schedule`, from now on, and no others.
+    pub fn now(schedule: Vec<Pairing>) -> Plan<'static> {
+        Plan {
+            schedule,
+            start: Box::pin(async {}),
+            friendly: None,
+        }
+    }
+}
+
+/// Plays every game of the plan's schedule once it may start, at most `jobs` at once and
+/// each bot in at most its [capacity](Seats::capacity) of games at once, handing each record
+/// to `done` as its game ends (in the order games end). Games of idle bots go first, in
+/// schedule order, so extra instances are made only when nothing else can run. `stop`
+/// resolving abandons the running games: dropping them kills their processes; finished games
+/// are already handed over.
 ///
-/// `friendly`: games asked for while the schedule is played (the friendly games of `arena
-/// serve`). They are played by this same loop, before the schedule's next games, and are
-/// told to [`Seats::watch`] only: neither `done` nor [`Played::records`] has them. Once the
-/// schedule's last game is over no more are taken (those asked for by then are played).
+/// The plan's friendly games (those of `arena serve`) are played by this same loop, before
+/// the schedule's next games and from before its start, and are told to [`Seats::watch`]
+/// only: neither `done` nor [`Played::records`] has them. Once the schedule's last game is
+/// over no more are taken (those asked for by then are played).
 pub async fn play_schedule<S: Seats>(
     settings: &Arc<Settings>,
     seats: &Arc<S>,
     bots: usize,
-    schedule: Vec<Pairing>,
-    mut friendly: Option<mpsc::UnboundedReceiver<Pairing>>,
+    plan: Plan<'_>,
     stop: impl Future<Output = ()>,
     done: &mut dyn FnMut(&GameRecord) -> Result<()>,
 ) -> Result<Played> {
+    let Plan {
+        schedule,
+        start,
+        mut friendly,
+    } = plan;
+    let mut started = false;
     let mut pending: VecDeque<Pairing> = schedule.into();
     let mut busy = vec![0usize; bots];
     let capacity: Vec<usize> = (0..bots).map(|b| seats.capacity(b).max(1)).collect();
@@ -127,15 +156,16 @@ pub async fn play_schedule<S: Seats>(
     let mut records = Vec::new();
     let mut friendlies = HashSet::new();
     tokio::pin!(stop);
+    tokio::pin!(start);
     loop {
         while running.len() < settings.jobs.max(1) {
-            let idle = pending
-                .iter()
-                .position(|p| p.seats.iter().all(|&s| busy[s] == 0));
+            // Before the start, only friendly games may be played.
+            let may = |p: &Pairing| started || friendlies.contains(&p.game_id);
+            let idle =
+                (pending.iter()).position(|p| may(p) && p.seats.iter().all(|&s| busy[s] == 0));
             let Some(pos) = idle.or_else(|| {
-                pending
-                    .iter()
-                    .position(|p| p.seats.iter().all(|&s| busy[s] < capacity[s]))
+                (pending.iter())
+                    .position(|p| may(p) && p.seats.iter().all(|&s| busy[s] < capacity[s]))
             }) else {
                 break;
             };
@@ -146,7 +176,11 @@ pub async fn play_schedule<S: Seats>(
             running.spawn(play_game(Arc::clone(settings), Arc::clone(seats), pairing));
         }
         let joined = tokio::select! {
-            joined = running.join_next() => match joined {
+            () = &mut start, if !started => {
+                started = true;
+                continue;
+            }
+            joined = running.join_next(), if started || !running.is_empty() => match joined {
                 Some(joined) => joined,
                 None => {
                     // The schedule is over: no more friendly games are taken, but those

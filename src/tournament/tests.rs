@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use super::runner::{play_schedule, GameSeed, Played, Seats, Settings};
+use super::runner::{play_schedule, GameSeed, Plan, Played, Seats, Settings};
 use crate::game::{GameConfig, GameKind};
 use crate::player::scripted::{Scripted, Strategy};
 use crate::player::{Failure, Player, Request};
@@ -109,16 +109,15 @@ fn play(
     schedule: Vec<Pairing>,
     stop_after: Option<usize>,
 ) -> Played {
-    play_with(settings, seats, schedule, stop_after, None)
+    play_with(settings, seats, Plan::now(schedule), stop_after)
 }
 
-/// [`play`], with friendly games asked for on `friendly`.
+/// [`play`], of a whole plan.
 fn play_with(
     settings: &Arc<Settings>,
     seats: &Arc<Strategies>,
-    schedule: Vec<Pairing>,
+    plan: Plan<'_>,
     stop_after: Option<usize>,
-    friendly: Option<tokio::sync::mpsc::UnboundedReceiver<Pairing>>,
 ) -> Played {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -132,8 +131,7 @@ fn play_with(
             settings,
             seats,
             bots,
-            schedule,
-            friendly,
+            plan,
             {
                 let stop = Arc::clone(&stop);
                 async move { stop.notified().await }
@@ -388,13 +386,11 @@ fn friendly_games_are_played_by_the_same_loop_but_kept_out_of_the_tournament_s_r
     tx.send(friendly(1_000_000_002, [2, 0])).unwrap();
     // Seats that are no bot of the run are not played.
     tx.send(friendly(1_000_000_003, [0, 7])).unwrap();
-    let played = play_with(
-        &settings(GameKind::Morra, 2),
-        &seats,
-        round_robin(3, 1, 2),
-        None,
-        Some(rx),
-    );
+    let plan = Plan {
+        friendly: Some(rx),
+        ..Plan::now(round_robin(3, 1, 2))
+    };
+    let played = play_with(&settings(GameKind::Morra, 2), &seats, plan, None);
     assert!(!played.interrupted);
     let ids: Vec<u64> = results(&played.records).iter().map(|r| r.game_id).collect();
     assert_eq!(
@@ -412,4 +408,35 @@ fn friendly_games_are_played_by_the_same_loop_but_kept_out_of_the_tournament_s_r
     );
     // Once the schedule is over the loop takes no more.
     assert!(tx.send(friendly(1_000_000_004, [0, 1])).is_err());
+}
+
+#[test]
+fn friendly_games_are_played_before_the_start_and_the_schedule_waits_for_it() {
+    let seats = Arc::new(Strategies::new(&[("fives", fives), ("zeros", zeros)]));
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let friendly = 1_000_000_001;
+    tx.send(Pairing {
+        round: 0,
+        game_id: friendly,
+        seats: [1, 0],
+        opening: friendly,
+    })
+    .unwrap();
+    // The start comes once the friendly game is over.
+    let watched = Arc::clone(&seats);
+    let start = async move {
+        while !watched.over.lock().unwrap().contains(&friendly) {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+    };
+    let plan = Plan {
+        schedule: round_robin(2, 1, 2),
+        start: Box::pin(start),
+        friendly: Some(rx),
+    };
+    let played = play_with(&settings(GameKind::Morra, 2), &seats, plan, None);
+    assert_eq!(played.records.len(), 2);
+    let over = seats.over.lock().unwrap().clone();
+    assert_eq!(over[0], friendly, "{over:?}");
+    assert_eq!(over.len(), 3);
 }
