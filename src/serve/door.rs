@@ -87,7 +87,7 @@ impl Door for ServeDoor {
             }
             let mut links = self.claim.links.lock().await;
             if links.is_none() {
-                let got = self.hub.acquire(&self.claim.entrants).await;
+                let got = self.hub.acquire(&self.claim.entrants, self.friendly).await;
                 for (held, link) in self.claim.held.iter().zip(&got) {
                     held.store(link.is_ok(), Ordering::SeqCst);
                 }

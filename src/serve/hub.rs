@@ -389,14 +389,19 @@ impl Hub {
 
     /// Takes one waiting connection of each of `entrants` at once (so that two games never
     /// each hold one of the connections the other waits for). An entrant with no connection
-    /// and no game for longer than the network grace is absent: its game is lost by timeout.
-    pub(super) async fn acquire(&self, entrants: &[usize]) -> Vec<Result<Link, Failure>> {
+    /// and no game for longer than the network grace is absent: its game is lost by timeout
+    /// (before the start only a `friendly` game's, counted from when it was asked for).
+    pub(super) async fn acquire(
+        &self,
+        entrants: &[usize],
+        friendly: bool,
+    ) -> Vec<Result<Link, Failure>> {
         let mut changes = self.changed.subscribe();
         loop {
             let mut next: Option<Instant> = None;
             {
                 let mut state = self.lock();
-                let started = state.started;
+                let started = state.started || friendly;
                 let mut ready = true;
                 for &e in entrants {
                     let slot = &mut state.slots[e];
@@ -489,7 +494,16 @@ impl Hub {
             return Err(RoomError::TooMany);
         }
         slot.friendly += 1;
+        // Its absence from the game it asks for is counted from now.
+        slot.last_seen = Some(Instant::now());
         Ok(())
+    }
+
+    /// `entrant`'s absence from a game is counted from now (a game of its room was asked for).
+    pub(super) fn seen(&self, entrant: usize) {
+        if let Some(slot) = self.lock().slots.get_mut(entrant) {
+            slot.last_seen = Some(Instant::now());
+        }
     }
 
     /// A friendly game reserved for `entrant` will not be played (its room was closed).

@@ -215,6 +215,7 @@ impl Hub {
         let first = rooms.locals.len();
         // The host's reservation was made when it opened the room.
         let game = self.ask(&mut rooms, &[entrant], [first + host, first + entrant])?;
+        self.seen(host);
         rooms.open.remove(at);
         drop(rooms);
         self.announce_rooms();
@@ -397,6 +398,26 @@ mod tests {
         // Now nothing is left for it.
         let (_, rx) = hub.hello(0).unwrap();
         assert!(matches!(rx.await, Ok(Assignment::End)));
+    }
+
+    #[tokio::test]
+    async fn a_friendly_game_asked_for_before_the_start_is_lost_by_timeout_if_its_entrant_never_comes(
+    ) {
+        let text = table("x", "tx");
+        let hub = Hub::new(
+            GameKind::Othello,
+            Entrants::parse(&text).unwrap(),
+            Duration::from_secs(1),
+            Duration::from_millis(100),
+            Start { when: 1, at: None },
+            Rooms::default(),
+        );
+        let _games = hub.open_rooms(&["greedy".into()]);
+        let game = hub.play_bot(0, "greedy", Seat::A).unwrap();
+        let door = hub.door(game, 0, None);
+        let link = tokio::time::timeout(Duration::from_secs(2), door.connect(false)).await;
+        assert_eq!(link.unwrap().err(), Some(crate::player::Failure::Timeout));
+        assert!(!hub.started(), "the tournament itself still waits");
     }
 
     #[test]
