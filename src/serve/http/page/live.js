@@ -120,8 +120,9 @@
       });
       byId("entrants").textContent = info.entrants.length
         ? "Remote entrants (● waiting for a game, ▶ playing, ○ not connected): " + names.join(", ") : "";
-      var done = Object.keys(games).filter(function (id) { return games[id].result; }).length;
-      var live = Object.keys(games).length - done;
+      var ours = Object.keys(games).filter(function (id) { return !games[id].friendly; });
+      var done = ours.filter(function (id) { return games[id].result; }).length;
+      var live = ours.length - done;
       byId("status").textContent = "Move time " + seconds(info.move_ms) + " (+ " +
         seconds(info.grace_ms) + " for the network). " + (info.closed ? "Over: every game is played (" + done + " here)."
           : info.started ? "Playing: " + done + " games finished, " + live + " under way."
