@@ -10,6 +10,7 @@
   var cards = {};
   var tablesShown = null;
   var rooms = { open: false, bots: [], rooms: [] };
+  var roomsShown = null;
   /// Friendly games are numbered from here up.
   var FRIENDLY = 1000000000;
   var me = { token: null, name: null, playing: false, joining: false, game: null, key: "",
@@ -502,6 +503,10 @@
 
   function showRooms() {
     byId("friendly").hidden = !me.name || !rooms.open;
+    // Rebuilt only when changed, so that a click on a button is never lost to a rebuild.
+    var shown = JSON.stringify([rooms, me.name]);
+    if (shown === roomsShown) { return; }
+    roomsShown = shown;
     var bots = byId("friendly-bots");
     bots.textContent = "";
     rooms.bots.forEach(function (bot) {
