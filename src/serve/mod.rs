@@ -104,6 +104,9 @@ impl Remotes for Entrance {
     }
 }
 
+/// How long the server waits at its end for its HTTP connections to finish their answers.
+const SHUT_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// A served tournament's door, open.
 struct Served {
     hub: Arc<Hub>,
@@ -127,6 +130,8 @@ impl Served {
         } else {
             self.api.settle(options.network_grace).await;
         }
+        // Answers under way go out whole, then every connection closes.
+        self.api.shut(SHUT_TIME).await;
         drop(self.hub);
         Ok(())
     }

@@ -53,19 +53,28 @@ pub async fn stream(
     State(api): State<Arc<Api>>,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let events = api.hub.subscribe();
-    let stream = stream::unfold((events, api), |(mut events, api)| async move {
-        let event = match events.recv().await {
-            Ok(e) => {
-                let (name, data) = describe(&api.hub, &e);
-                Event::default().event(name).data(data.to_string())
-            }
-            Err(RecvError::Lagged(n)) => Event::default()
-                .event("lagged")
-                .data(json!({ "missed": n }).to_string()),
-            Err(RecvError::Closed) => return None,
-        };
-        Some((Ok(event), (events, api)))
-    });
+    let down = api.down.subscribe();
+    let stream = stream::unfold(
+        (events, api, down),
+        |(mut events, api, mut down)| async move {
+            let next = tokio::select! {
+                next = events.recv() => next,
+                // The server closes: the stream ends, and with it the response.
+                () = super::closing(&mut down) => return None,
+            };
+            let event = match next {
+                Ok(e) => {
+                    let (name, data) = describe(&api.hub, &e);
+                    Event::default().event(name).data(data.to_string())
+                }
+                Err(RecvError::Lagged(n)) => Event::default()
+                    .event("lagged")
+                    .data(json!({ "missed": n }).to_string()),
+                Err(RecvError::Closed) => return None,
+            };
+            Some((Ok(event), (events, api, down)))
+        },
+    );
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 

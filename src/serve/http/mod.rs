@@ -85,6 +85,11 @@ pub struct Api {
     replays: Option<PathBuf>,
     /// Open registration (`--open`).
     registry: Option<Registry>,
+    /// `true` once the server closes: connections finish their request and close, event
+    /// streams end.
+    down: tokio::sync::watch::Sender<bool>,
+    /// One permit per open HTTP connection, at most [`MAX_CONNECTIONS`].
+    connections: Arc<Semaphore>,
 }
 
 impl Api {
@@ -107,6 +112,8 @@ impl Api {
             join_wait,
             replays,
             registry,
+            down: tokio::sync::watch::channel(false).0,
+            connections: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
         })
     }
 
@@ -119,13 +126,20 @@ impl Api {
             let told = |s: &Arc<Session>| s.told.load(std::sync::atomic::Ordering::Relaxed);
             (!sessions.is_empty(), sessions.values().any(|s| !told(s)))
         };
-        let (any, _) = untold();
         while untold().1 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        if any {
-            // The last answers are written after their sessions are marked told.
-            tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    /// Closes the HTTP side: every connection finishes the request it is answering (event
+    /// streams end) and closes; waits for that, at most `within`.
+    pub async fn shut(&self, within: Duration) {
+        self.down.send_replace(true);
+        let deadline = tokio::time::Instant::now() + within;
+        while self.connections.available_permits() < MAX_CONNECTIONS
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
 
@@ -206,18 +220,21 @@ async fn json_errors(response: Response) -> Response {
     out
 }
 
-/// The HTTP side of the listener: the router and the cap on connections.
+/// The HTTP side of the listener: the router, the cap on connections and the signal that
+/// closes them.
 #[derive(Clone)]
 pub struct Front {
     router: Router,
     connections: Arc<Semaphore>,
+    down: tokio::sync::watch::Receiver<bool>,
 }
 
 impl Front {
     pub fn new(api: Arc<Api>) -> Front {
         Front {
+            connections: Arc::clone(&api.connections),
+            down: api.down.subscribe(),
             router: router(api),
-            connections: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
         }
     }
 
@@ -235,8 +252,21 @@ impl Front {
             .header_read_timeout(HEADER_TIME)
             .max_buf_size(64 * 1024)
             .serve_connection(TokioIo::new(stream), service);
-        let _ = conn.await;
+        tokio::pin!(conn);
+        let mut down = self.down.clone();
+        tokio::select! {
+            _ = conn.as_mut() => {}
+            () = closing(&mut down) => {
+                conn.as_mut().graceful_shutdown();
+                let _ = conn.await;
+            }
+        }
     }
+}
+
+/// Resolves when the server closes (the watch's guard is not held across an await).
+pub(super) async fn closing(down: &mut tokio::sync::watch::Receiver<bool>) {
+    let _ = down.wait_for(|d| *d).await;
 }
 
 /// What went wrong with a request: a status and `{"error": "..."}`.

@@ -305,3 +305,47 @@ async fn the_page_and_its_assets_are_served_with_a_strict_policy() {
     let (status, _) = call(&api, "GET", "/api/games/9/replay", None, "").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn closing_ends_event_streams_and_closes_every_connection_once_its_answer_is_out() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let api = api(Duration::from_secs(1));
+    let front = Front::new(Arc::clone(&api));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let front = front.clone();
+            tokio::spawn(async move { front.serve(stream).await });
+        }
+    });
+    // A watcher's event stream, and an idle keep-alive connection after one answer.
+    let mut watcher = tokio::net::TcpStream::connect(addr).await.unwrap();
+    watcher
+        .write_all(b"GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
+    idle.write_all(b"GET /api/rooms HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut first = [0u8; 12];
+    idle.read_exact(&mut first).await.unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
+    watcher.read_exact(&mut first).await.unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
+    assert!(api.connections.available_permits() < MAX_CONNECTIONS);
+
+    api.shut(Duration::from_secs(5)).await;
+    assert_eq!(
+        api.connections.available_permits(),
+        MAX_CONNECTIONS,
+        "every connection is closed"
+    );
+    // Both see the end: the stream's last chunk, then the connection's close.
+    for mut client in [watcher, idle] {
+        let mut rest = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(1), client.read_to_end(&mut rest));
+        assert!(read.await.is_ok(), "the connection was closed");
+    }
+}
