@@ -1,8 +1,8 @@
 //! Friendly games outside the schedule, as a game server's rooms: an entrant plays a local
 //! bot on demand ("play the AI"), or hosts a room that another entrant joins. They are asked
-//! of the tournament's own game loop (its friendly channel, [`Hub::open_rooms`]) while the
-//! tournament is played, and played like any of its games: the same referee, clock and
-//! reasons, the same connections. Their results go to `friendly.csv`, never to the
+//! of the tournament's own game loop (its friendly channel, [`Hub::open_rooms`]) from before
+//! its start to its last game, and played like any of its games: the same referee, clock
+//! and reasons, the same connections. Their results go to `friendly.csv`, never to the
 //! tournament's tables.
 
 use std::path::{Path, PathBuf};
@@ -125,8 +125,8 @@ impl Rooms {
 }
 
 impl Hub {
-    /// Opens the rooms once the tournament plays: `locals` are its local bots (its first
-    /// seats); friendly games are asked for on the channel returned.
+    /// Opens the rooms once the tournament's bots are ready: `locals` are its local bots (its
+    /// first seats); friendly games are asked for on the channel returned.
     pub fn open_rooms(&self, locals: &[String]) -> mpsc::UnboundedReceiver<Pairing> {
         let (tx, rx) = mpsc::unbounded_channel();
         let mut rooms = self.rooms.lock();
