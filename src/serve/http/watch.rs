@@ -66,7 +66,8 @@ pub async fn tournament(State(api): State<Arc<Api>>) -> Json<Tournament> {
     })
 }
 
-/// `GET /api/games`: every game of this server process so far, oldest first.
+/// `GET /api/games`: every game of the tournament so far (after a resume, those of earlier runs
+/// too, without their moves), friendly games included, oldest first.
 pub async fn list(State(api): State<Arc<Api>>) -> Json<Vec<Summary>> {
     Json(api.hub.games.list())
 }
