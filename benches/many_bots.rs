@@ -97,6 +97,52 @@ fn arena(reference: &Path, bots: &[PathBuf], rounds: u32, out: &Path, extra: &[&
     }
 }
 
+/// The cost of one more game in a shard of a round robin, `--jobs 1`: the wall time of a shard
+/// of about `games` games less that of a shard of about half as many, over the games added
+/// (preparing the field costs the same in both, so it cancels). In a field of 100 each bot
+/// plays about ten of the shard's games; in a field of 1,000 about one, so every game meets
+/// bots whose jail has not been used yet.
+fn marginal_game_ms(dir: &Path, size: usize, games: usize, rounds: u32, reps: usize) -> f64 {
+    let field = dir.join(format!("rr{size}"));
+    let (_, bots) = build_bots(&field, size);
+    let out = dir.join("rr-out");
+    let total = size * (size - 1) / 2;
+    let shard_of = |n: usize| format!("1/{}", (total / n.max(1)).max(1));
+    let run = |shard: &str| {
+        let _ = std::fs::remove_dir_all(&out);
+        let program = std::env::var_os("ARENA").unwrap_or(env!("CARGO_BIN_EXE_arena").into());
+        let started = Instant::now();
+        let status = Command::new(&program)
+            .args(["run", "morra"])
+            .args(&bots)
+            .args(["--jobs", "1", "--quiet", "--seed", "1", "--no-replays"])
+            .args([
+                "--morra-rounds",
+                &rounds.to_string(),
+                "--shard",
+                shard,
+                "--out",
+            ])
+            .arg(&out)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let played = csv::Reader::from_path(out.join("games.csv"))
+            .unwrap()
+            .records()
+            .count();
+        (started.elapsed().as_secs_f64() * 1e3, played)
+    };
+    let mut marginals = Vec::new();
+    for _ in 0..reps {
+        let (small_ms, small) = run(&shard_of(games / 2));
+        let (big_ms, big) = run(&shard_of(games));
+        marginals.push((big_ms - small_ms) / (big - small).max(1) as f64);
+    }
+    common::median(marginals)
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; anything else (such as `cargo test --benches`) only
     // checks that this builds and runs, with a tiny field.
@@ -141,4 +187,25 @@ fn main() {
             per_game[1].1 / per_game[0].1
         );
     }
+
+    // The issue 17 figure: one more game of a round-robin shard, 1,000 bots against 100.
+    let rr_games = env_number("RR_GAMES", if benching { 500 } else { 6 });
+    let reps = env_number("REPS", if benching { 3 } else { 1 });
+    println!(
+        "morra round-robin shard of ~{rr_games} games of {rounds} rounds, tiny native argv bots, sandboxed, --jobs 1:"
+    );
+    let costs: Vec<f64> = sizes
+        .iter()
+        .map(|&size| {
+            let ms = marginal_game_ms(dir.path(), size, rr_games, rounds, reps);
+            println!("  {size:>5} bots: one more game {ms:6.2} ms (median of {reps})");
+            ms
+        })
+        .collect();
+    println!(
+        "  ratio {}/{}: {:.2} (target <= 1.25)",
+        sizes[1],
+        sizes[0],
+        costs[1] / costs[0]
+    );
 }

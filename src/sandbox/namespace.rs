@@ -25,7 +25,7 @@ use super::view::{build_view, Plan};
 /// The holder of one game's namespaces (of one game at a time).
 #[derive(Debug)]
 pub struct Holder {
-    pid: i32,
+    pub(super) pid: i32,
     /// A pidfd of the holder: processes join its namespaces through it.
     pub(super) pidfd: OwnedFd,
     /// The namespaces to join (`setns` flags).

@@ -218,3 +218,35 @@ fn a_jail_keeps_a_few_idle_holders_and_one_per_game_at_once() {
     let ended = pids.iter().filter(|&&pid| ends(pid)).count();
     assert_eq!(ended, 1, "the third holder ended");
 }
+
+#[test]
+fn a_holder_started_ahead_serves_the_next_game_and_only_when_none_is_idle() {
+    let work = tempfile::tempdir().unwrap();
+    let plan = Plan::new(work.path(), &[], false);
+    let pool = Arc::new(Pool::default());
+    if Holder::start(&plan).is_err() {
+        return println!("this machine refuses namespace jails");
+    }
+    assert!(pool.wants_one_ahead());
+    pool.prewarm(&plan);
+    let ahead = pool.ahead_pid().expect("a holder was started ahead");
+    assert!(!pool.wants_one_ahead(), "one holder ahead is enough");
+    pool.prewarm(&plan);
+    assert_eq!(pool.ahead_pid(), Some(ahead), "no second one is started");
+    let game = pool.take(&plan).unwrap();
+    assert_eq!(game.pid, ahead, "the game took the holder started ahead");
+    assert_eq!(pool.ahead_pid(), None);
+    // While that one plays, another is started for the bot's next game.
+    pool.prewarm(&plan);
+    let next = pool.take(&plan).unwrap();
+    assert_ne!(next.pid, ahead);
+    drop(next);
+    if game.reusable {
+        assert_eq!(pool.idle(), 1);
+        // With an idle holder, none is started ahead.
+        assert!(!pool.wants_one_ahead());
+        pool.prewarm(&plan);
+        assert_eq!(pool.ahead_pid(), None);
+    }
+    drop(game);
+}

@@ -3,6 +3,11 @@
 //! game (see `reset.rs`). Starting a holder costs milliseconds of kernel time; a reset, a
 //! fraction of one.
 //!
+//! A holder can also be started ahead of a game ([`Pool::prewarm`]), on another thread while
+//! the games before it are played, so a bot's first game does not wait for its jail: in a field
+//! of a thousand bots, where most games meet a bot whose jail has no idle holder, that start
+//! is most of what a game costs beyond its bots' own work.
+//!
 //! Idle holders are bounded twice: a few per jail, and a few dozen per run, so that a field
 //! of a thousand bots keeps its processes and descriptors following the games being played,
 //! not the bots registered. When the run's bound is reached, the idle holder given back
@@ -10,7 +15,7 @@
 
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 
 use super::namespace::Holder;
 use super::view::Plan;
@@ -21,8 +26,15 @@ const JAIL_IDLE_MAX: usize = 2;
 /// The most idle holders of all jails together (each holds a process and four descriptors).
 const RUN_IDLE_MAX: usize = 32;
 
+/// The most holders started ahead of their games, in all jails together: a holder started for
+/// a game that another took first waits for the bot's next game, so they are bounded too.
+const RUN_READY_MAX: usize = 8;
+
 /// Idle holders of all jails together.
 static IDLE: AtomicUsize = AtomicUsize::new(0);
+
+/// Holders started ahead of their games, in all jails together.
+static READY: AtomicUsize = AtomicUsize::new(0);
 
 /// The pools that were given a holder back, the least recent first (entries may be stale:
 /// a pool that is gone or has no idle holder left is skipped).
@@ -33,11 +45,82 @@ static RECENT: Mutex<Vec<Weak<Pool>>> = Mutex::new(Vec::new());
 pub struct Pool {
     /// Holders given back, the oldest first, their reset asked for (and usually done).
     idle: Mutex<Vec<Holder>>,
+    /// A holder started ahead of the bot's next game, and whether one is being started.
+    ahead: Mutex<Ahead>,
+    /// Signalled when a holder started ahead is ready (or failed).
+    started: Condvar,
+}
+
+/// The holder a [`Pool`] starts ahead of a game.
+#[derive(Debug, Default)]
+struct Ahead {
+    ready: Option<Holder>,
+    starting: bool,
 }
 
 impl Pool {
+    /// Whether a holder started now would be used by the bot's next game: it has none idle,
+    /// none started ahead, and the run's bound on holders started ahead is not reached.
+    pub fn wants_one_ahead(&self) -> bool {
+        let ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
+        !ahead.starting
+            && ahead.ready.is_none()
+            && READY.load(Ordering::Relaxed) < RUN_READY_MAX
+            && self
+                .idle
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_empty()
+    }
+
+    /// Starts a holder for the bot's next game, unless it [does not want one](Self::wants_one_ahead).
+    /// Blocking (the start takes milliseconds): call it off the games' threads.
+    pub fn prewarm(&self, plan: &Plan) {
+        {
+            let mut ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
+            if ahead.starting
+                || ahead.ready.is_some()
+                || !self
+                    .idle
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .is_empty()
+            {
+                return;
+            }
+            if READY.fetch_add(1, Ordering::Relaxed) >= RUN_READY_MAX {
+                READY.fetch_sub(1, Ordering::Relaxed);
+                return;
+            }
+            ahead.starting = true;
+        }
+        let holder = Holder::start(plan).ok();
+        let mut ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
+        ahead.starting = false;
+        if holder.is_none() {
+            READY.fetch_sub(1, Ordering::Relaxed);
+        }
+        ahead.ready = holder;
+        self.started.notify_all();
+    }
+
+    /// The holder started ahead, waiting for it if it is being started (a start under way is
+    /// nearer its end than a new one would be).
+    fn take_ahead(&self) -> Option<Holder> {
+        let mut ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
+        while ahead.starting {
+            ahead = self.started.wait(ahead).unwrap_or_else(|e| e.into_inner());
+        }
+        let holder = ahead.ready.take();
+        if holder.is_some() {
+            READY.fetch_sub(1, Ordering::Relaxed);
+        }
+        holder
+    }
+
     /// A holder for one game of the bot whose view is `plan`: the idle one given back last,
-    /// if its reset succeeded, or a new one. Holders that fail their reset end, never reused.
+    /// if its reset succeeded, else the one started ahead, or a new one. Holders that fail
+    /// their reset end, never reused.
     pub fn take(self: &Arc<Self>, plan: &Plan) -> io::Result<Lease> {
         let holder = loop {
             let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
@@ -48,13 +131,23 @@ impl Pool {
                         break holder;
                     }
                 }
-                None => break Holder::start(plan)?,
+                None => match self.take_ahead() {
+                    Some(holder) => break holder,
+                    None => break Holder::start(plan)?,
+                },
             }
         };
         Ok(Lease {
             holder: Some(holder),
             pool: Arc::downgrade(self),
         })
+    }
+
+    /// The holder started ahead, if one is ready.
+    #[cfg(test)]
+    pub(super) fn ahead_pid(&self) -> Option<i32> {
+        let ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
+        ahead.ready.as_ref().map(|h| h.pid)
     }
 
     /// How many holders are idle.
@@ -96,6 +189,26 @@ impl Drop for Pool {
     fn drop(&mut self) {
         let idle = self.idle.get_mut().unwrap_or_else(|e| e.into_inner());
         IDLE.fetch_sub(idle.len(), Ordering::Relaxed);
+        let ahead = self.ahead.get_mut().unwrap_or_else(|e| e.into_inner());
+        if ahead.ready.take().is_some() {
+            READY.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl super::Jail {
+    /// Whether a holder started now ([`Jail::prewarm`](super::Jail::prewarm)) would serve
+    /// this bot's next game.
+    pub fn wants_holder_ahead(&self) -> bool {
+        self.enabled && self.plan.is_some() && self.holders.wants_one_ahead()
+    }
+
+    /// Starts the namespace holder of this bot's next game now, if it will need a new one.
+    /// Blocking (milliseconds): call it off the games' threads.
+    pub fn prewarm(&self) {
+        if let (true, Some(plan)) = (self.enabled, &self.plan) {
+            self.holders.prewarm(plan);
+        }
     }
 }
 

@@ -89,6 +89,17 @@ impl Seats for Lineup {
         }
     }
 
+    fn prepare(&self, bot: usize) {
+        let idle = self.idle[bot].lock().unwrap_or_else(|e| e.into_inner());
+        // The instance its next game takes (`player` pops the last one).
+        let Some(instance) = idle.0.last().filter(|i| i.jail.wants_holder_ahead()) else {
+            return;
+        };
+        let instance = Arc::clone(instance);
+        drop(idle);
+        tokio::task::spawn_blocking(move || instance.jail.prewarm());
+    }
+
     fn write_error(&self, bot: usize) -> Option<String> {
         self.bots[bot].log.error()
     }

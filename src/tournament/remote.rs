@@ -179,6 +179,12 @@ impl<R: Remotes> Seats for Mixed<R> {
         }
     }
 
+    fn prepare(&self, bot: usize) {
+        if bot < self.first_remote() {
+            self.lineup.prepare(bot);
+        }
+    }
+
     fn write_error(&self, bot: usize) -> Option<String> {
         (bot < self.first_remote())
             .then(|| self.lineup.write_error(bot))

@@ -33,6 +33,11 @@ pub trait Seats: Send + Sync + 'static {
         let _ = bot;
         1
     }
+    /// Gets bot `bot` ready for a game that is about to start (its jail's holder started
+    /// ahead, off the games' threads), so the game does not wait for it.
+    fn prepare(&self, bot: usize) {
+        let _ = bot;
+    }
     /// Why bot `bot`'s results could not be written (its log), if they could not: the run
     /// stops on it.
     fn write_error(&self, bot: usize) -> Option<String> {
@@ -174,6 +179,14 @@ pub async fn play_schedule<S: Seats>(
                 busy[s] += 1;
             }
             running.spawn(play_game(Arc::clone(settings), Arc::clone(seats), pairing));
+        }
+        // The games likely to start next get their bots ready while these are played.
+        if started {
+            for pairing in pending.iter().take(settings.jobs.max(1)) {
+                for &s in &pairing.seats {
+                    seats.prepare(s);
+                }
+            }
         }
         let joined = tokio::select! {
             () = &mut start, if !started => {
