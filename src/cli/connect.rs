@@ -3,7 +3,9 @@
 //!
 //! Each request line becomes the bot's [`Request`] (fields split at spaces, `-` an empty
 //! field), so every protocol works: engine protocols (Gomocup, GTP, NBoard) get the game's
-//! history, rebuilt by finding the opponent's move that leads to the position requested.
+//! history from the `MOVES` line the server sends before each request of a board game (asked
+//! for with `HELLO ... moves`), opening plies and passes included, so an engine is told
+//! exactly what it is told in a local run.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,9 +15,10 @@ use clap::Args;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::bot::workspace::Workspace;
-use crate::bot::{BotSource, BotSpec, Protocol};
-use crate::game::{GameConfig, GameKind, Rules, Seat, Turn};
+use crate::bot::{BotSource, BotSpec};
+use crate::game::{GameConfig, GameKind, Rules, Seat};
 use crate::player::process::{MoveLimits, PlayerSettings, ProcessPlayer};
+use crate::player::remote::parse_moves;
 use crate::player::{Player, Request};
 use crate::sandbox::{Limits, Sandbox};
 
@@ -60,8 +63,9 @@ async fn hello(addr: &str, name: &str, token: &str) -> Result<Session> {
     let _ = stream.set_nodelay(true);
     let (r, mut writer) = stream.into_split();
     let mut reader = BufReader::new(r);
+    // `moves`: each request of a board game comes after the game's moves, for engines.
     writer
-        .write_all(format!("HELLO {name} {token}\n").as_bytes())
+        .write_all(format!("HELLO {name} {token} moves\n").as_bytes())
         .await?;
     let mut line = String::new();
     reader.read_line(&mut line).await?;
@@ -124,7 +128,7 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
                         tag: id.to_string(),
                     },
                 );
-                play(&mut session, player, game, seat, bot.spec.protocol).await;
+                play(&mut session, player, game, seat).await;
                 games += 1;
             }
             _ => break Err(anyhow::anyhow!("the server said `{}`", line.trim())),
@@ -145,16 +149,9 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
     result
 }
 
-/// Plays one game: each request line to the bot, its reply back, until the server closes
-/// the connection.
-async fn play(
-    session: &mut Session,
-    mut player: ProcessPlayer,
-    game: GameKind,
-    me: Seat,
-    protocol: Protocol,
-) {
-    let engine = protocol.only_for().is_some();
+/// Plays one game: each request line to the bot, with the game's moves from the `MOVES` line
+/// before it, and its reply back, until the server closes the connection.
+async fn play(session: &mut Session, mut player: ProcessPlayer, game: GameKind, me: Seat) {
     let mut history: Vec<(Seat, String)> = Vec::new();
     let mut line = String::new();
     loop {
@@ -162,6 +159,10 @@ async fn play(
         match session.reader.read_line(&mut line).await {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
+        }
+        if let Some(moves) = parse_moves(&line) {
+            history = moves;
+            continue;
         }
         let fields: Vec<String> = (line.trim_end_matches(['\n', '\r']).split(' '))
             .map(|f| {
@@ -172,9 +173,6 @@ async fn play(
                 }
             })
             .collect();
-        if engine {
-            follow(game, &mut history, me, &fields);
-        }
         let rules = replay(game, &history);
         let reply = player
             .ask(Request {
@@ -186,7 +184,6 @@ async fn play(
             .await;
         match reply {
             Ok(reply) => {
-                history.push((me, reply.clone()));
                 let sent = format!("{reply}\n");
                 if session.writer.write_all(sent.as_bytes()).await.is_err() {
                     break;
@@ -208,23 +205,4 @@ fn replay(game: GameKind, history: &[(Seat, String)]) -> Box<dyn Rules> {
         let _ = rules.play(*seat, mv);
     }
     rules
-}
-
-/// Adds to `history` the opponent's move that leads to the position `fields` asks about,
-/// if one does (none: the opponent passed, or the game cannot be followed).
-fn follow(game: GameKind, history: &mut Vec<(Seat, String)>, me: Seat, fields: &[String]) {
-    let rules = replay(game, history);
-    if rules.turn() == Turn::One(me) && rules.request(me) == fields {
-        return;
-    }
-    let Turn::One(them) = rules.turn() else {
-        return;
-    };
-    for mv in rules.legal_moves() {
-        let mut next = replay(game, history);
-        if next.play(them, &mv).is_ok() && next.request(me) == fields {
-            history.push((them, mv));
-            return;
-        }
-    }
 }

@@ -206,6 +206,13 @@ impl GameKind {
         self == GameKind::Numeron && request.first().is_some_and(|f| f == "secret")
     }
 
+    /// Whether every move may be shown to both players as it is played (no secrets, no
+    /// simultaneous moves): the board games, whose remote clients may ask for the game's moves
+    /// (`MOVES`) to drive an engine.
+    pub fn has_public_moves(self) -> bool {
+        matches!(self, GameKind::Othello | GameKind::Gomoku)
+    }
+
     /// Whether `--opening-plies` applies: board games whose rules list the legal moves.
     pub fn has_openings(self) -> bool {
         matches!(self, GameKind::Othello | GameKind::Gomoku)

@@ -4,6 +4,9 @@
 //!
 //! The player sees a connection as a [`Link`]: lines to the client, [`Event`]s from it. A
 //! transport (TCP here, HTTP later) makes links; [`pump`] is the one for any byte stream.
+//!
+//! In board games a request may come with the game's every move so far ([`moves_line`]), the
+//! history a local engine session is driven from, for clients that drive an engine.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -15,6 +18,7 @@ use tokio::sync::mpsc;
 use super::io::encode_line;
 pub use super::io::MAX_REPLY;
 use super::{Failure, Player, Request};
+use crate::game::Seat;
 
 /// How long a write to a client may block (a client that never reads): the connection is
 /// then dropped.
@@ -27,6 +31,9 @@ pub enum Out {
     Tell(String),
     /// A request: the client answers with one line.
     Ask(String),
+    /// The game's moves so far ([`moves_line`]), just before a request: written only to a
+    /// client that asked for them.
+    Moves(String),
 }
 
 /// What a client did.
@@ -93,6 +100,8 @@ pub struct RemotePlayer {
     /// Whether a connection of this game has dropped.
     dropped: bool,
     finished: bool,
+    /// Whether each request comes with the game's moves ([`Out::Moves`]).
+    moves: bool,
 }
 
 impl RemotePlayer {
@@ -106,7 +115,15 @@ impl RemotePlayer {
             link: None,
             dropped: false,
             finished: false,
+            moves: false,
         }
+    }
+
+    /// The same player, with the game's moves sent before each request ([`Out::Moves`]):
+    /// for games whose moves are all public.
+    pub fn telling_moves(mut self) -> Self {
+        self.moves = true;
+        self
     }
 
     /// A connection with the game's header sent on it; `None`: it dropped at once.
@@ -126,8 +143,13 @@ impl RemotePlayer {
         Ok(self.link.as_mut())
     }
 
-    /// One request and its reply on the current connection; `None`: the connection dropped.
-    async fn exchange(&mut self, line: &str) -> Option<Result<String, Failure>> {
+    /// One request (after the game's moves, if told) and its reply on the current
+    /// connection; `None`: the connection dropped.
+    async fn exchange(
+        &mut self,
+        moves: Option<&str>,
+        line: &str,
+    ) -> Option<Result<String, Failure>> {
         let limit = self.limit;
         let link = match self.connected().await {
             Ok(Some(link)) => link,
@@ -139,6 +161,11 @@ impl RemotePlayer {
             Ok(Event::Closed) => return None,
             Ok(_) => return Some(Err(Failure::Illegal("reply before the request".into()))),
             Err(_) => {}
+        }
+        if let Some(moves) = moves {
+            if link.out.send(Out::Moves(moves.to_string())).await.is_err() {
+                return None;
+            }
         }
         if link.out.send(Out::Ask(line.to_string())).await.is_err() {
             return None;
@@ -160,8 +187,9 @@ impl RemotePlayer {
 impl Player for RemotePlayer {
     async fn ask(&mut self, request: Request<'_>) -> Result<String, Failure> {
         let line = encode_line(request.fields);
+        let moves = self.moves.then(|| moves_line(request.history));
         loop {
-            if let Some(reply) = self.exchange(&line).await {
+            if let Some(reply) = self.exchange(moves.as_deref(), &line).await {
                 return reply;
             }
             // The connection dropped: a new one within the grace gets the game again, from
@@ -188,11 +216,42 @@ impl Drop for RemotePlayer {
     }
 }
 
+/// The `MOVES` line: every move of the game so far, opening plies included, in order, each
+/// as `first:MOVE` or `second:MOVE` (a side that passed is simply not there: the other moves
+/// twice in a row).
+pub fn moves_line(history: &[(Seat, String)]) -> String {
+    let mut line = "MOVES".to_string();
+    for (seat, mv) in history {
+        let seat = match seat {
+            Seat::A => "first",
+            Seat::B => "second",
+        };
+        line.push_str(&format!(" {seat}:{mv}"));
+    }
+    line.push('\n');
+    line
+}
+
+/// Reads a [`moves_line`] back: the moves, or `None` if `line` is not one.
+pub fn parse_moves(line: &str) -> Option<Vec<(Seat, String)>> {
+    let mut words = line.split_whitespace();
+    if words.next() != Some("MOVES") {
+        return None;
+    }
+    words
+        .map(|word| match word.split_once(':')? {
+            ("first", mv) => Some((Seat::A, mv.to_string())),
+            ("second", mv) => Some((Seat::B, mv.to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Carries a link's lines over a byte stream until the game drops its end: writes what the
-/// game sends (each write bounded by [`WRITE_TIMEOUT`]), reads one reply line per request,
-/// and reports bytes that come when nothing was asked. Returns when the game is over or the
-/// connection is gone.
-pub async fn pump<R, W>(reader: &mut R, writer: &mut W, mut end: LinkEnd)
+/// game sends (each write bounded by [`WRITE_TIMEOUT`]; the game's moves only if `moves`, the
+/// client asked for them), reads one reply line per request, and reports bytes that come when
+/// nothing was asked. Returns when the game is over or the connection is gone.
+pub async fn pump<R, W>(reader: &mut R, writer: &mut W, mut end: LinkEnd, moves: bool)
 where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -204,6 +263,8 @@ where
                 let (line, asked) = match out {
                     Out::Tell(line) => (line, false),
                     Out::Ask(line) => (line, true),
+                    Out::Moves(line) if moves => (line, false),
+                    Out::Moves(_) => continue,
                 };
                 let write = async {
                     writer.write_all(line.as_bytes()).await?;
@@ -288,7 +349,7 @@ mod tests {
             theirs.write_all(client).await.unwrap();
             let (r, mut w) = tokio::io::split(&mut ours);
             let mut r = tokio::io::BufReader::new(r);
-            pump(&mut r, &mut w, end).await;
+            pump(&mut r, &mut w, end, false).await;
             drop((r, w));
             let mut seen = Vec::new();
             drop(ours);
@@ -305,7 +366,7 @@ mod tests {
         let server = tokio::spawn(async move {
             let (r, mut w) = tokio::io::split(theirs);
             let mut r = tokio::io::BufReader::new(r);
-            pump(&mut r, &mut w, end).await;
+            pump(&mut r, &mut w, end, false).await;
         });
         let (mut q, done) = player(vec![link]);
         let client = tokio::spawn(async move {
@@ -346,5 +407,60 @@ mod tests {
         drop(end);
         let (mut p, _) = player(vec![gone]);
         assert!(matches!(ask(&mut p).await, Err(Failure::Crash(_))));
+    }
+}
+
+#[cfg(test)]
+mod moves_tests {
+    use super::*;
+
+    #[test]
+    fn a_moves_line_lists_every_move_with_its_seat_and_reads_back() {
+        let history = vec![
+            (Seat::A, "f5".to_string()),
+            (Seat::B, "d6".to_string()),
+            (Seat::B, "c3".to_string()),
+        ];
+        let line = moves_line(&history);
+        assert_eq!(line, "MOVES first:f5 second:d6 second:c3\n");
+        assert_eq!(parse_moves(&line), Some(history));
+        assert_eq!(moves_line(&[]), "MOVES\n");
+        assert_eq!(parse_moves("MOVES\n"), Some(Vec::new()));
+        assert_eq!(parse_moves("MOVES third:a1"), None);
+        assert_eq!(parse_moves("---O* b"), None);
+    }
+
+    /// What a client reads of one request on a link pumped with `moves`.
+    async fn seen(moves: bool) -> String {
+        let (link, end) = link();
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let server = tokio::spawn(async move {
+            let (r, mut w) = tokio::io::split(theirs);
+            let mut r = tokio::io::BufReader::new(r);
+            pump(&mut r, &mut w, end, moves).await;
+        });
+        let history = [(Seat::A, "f5".to_string())];
+        link.out.send(Out::Tell("GAME 1\n".into())).await.unwrap();
+        link.out
+            .send(Out::Moves(moves_line(&history)))
+            .await
+            .unwrap();
+        link.out.send(Out::Ask("a -\n".into())).await.unwrap();
+        let (r, mut w) = tokio::io::split(ours);
+        let mut r = tokio::io::BufReader::new(r);
+        let mut text = String::new();
+        while !text.ends_with("a -\n") {
+            r.read_line(&mut text).await.unwrap();
+        }
+        w.write_all(b"d6\n").await.unwrap();
+        drop(link);
+        server.await.unwrap();
+        text
+    }
+
+    #[tokio::test]
+    async fn only_a_client_that_asked_is_told_the_moves() {
+        assert_eq!(seen(true).await, "GAME 1\nMOVES first:f5\na -\n");
+        assert_eq!(seen(false).await, "GAME 1\na -\n");
     }
 }

@@ -62,7 +62,12 @@ impl Remotes for Entrance {
             if s.seat == Seat::A { "first" } else { "second" },
             hub.move_time.as_millis()
         );
-        RemotePlayer::new(Box::new(door), header, hub.move_time + hub.grace)
+        let player = RemotePlayer::new(Box::new(door), header, hub.move_time + hub.grace);
+        if hub.game.has_public_moves() {
+            player.telling_moves()
+        } else {
+            player
+        }
     }
 
     fn capacity(&self, _entrant: usize) -> usize {

@@ -1,7 +1,9 @@
-//! The TCP front door: `HELLO <name> <token>`, then `OK <name> <game>` and a wait for a game
-//! (or `ERROR <message>` and the connection closes). A game is `GAME <id> <game> <opponent>
-//! <first|second> <move-ms>` and the request lines of a local `lines` bot, one reply line
-//! each; the connection closes when the game ends. `END`: no more games for the entrant.
+//! The TCP front door: `HELLO <name> <token> [moves]`, then `OK <name> <game>` and a wait for
+//! a game (or `ERROR <message>` and the connection closes). A game is `GAME <id> <game>
+//! <opponent> <first|second> <move-ms>` and the request lines of a local `lines` bot, one
+//! reply line each (with `moves`, in board games each after a `MOVES ...` line: the game's
+//! moves so far); the connection closes when the game ends. `END`: no more games for the
+//! entrant.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -66,11 +68,11 @@ pub async fn accept(listener: TcpListener, hub: Arc<Hub>, http: Front) {
                 return;
             };
             let mut r = BufReader::new(r);
-            let Some(entrant) = handshake(&mut r, &mut w, &hub).await else {
+            let Some((entrant, moves)) = handshake(&mut r, &mut w, &hub).await else {
                 return;
             };
             drop(permit);
-            connection(&mut r, &mut w, &hub, entrant).await;
+            connection(&mut r, &mut w, &hub, entrant, moves).await;
             let _ = tokio::time::timeout(Duration::from_secs(1), w.shutdown()).await;
         });
     }
@@ -116,8 +118,9 @@ async fn protocol(stream: &TcpStream) -> Protocol {
     }
 }
 
-/// Reads `HELLO <name> <token>` and answers an error for anything else; the entrant.
-async fn handshake<R, W>(r: &mut R, w: &mut W, hub: &Hub) -> Option<usize>
+/// Reads `HELLO <name> <token> [moves]` and answers an error for anything else; the entrant,
+/// and whether it asked for the game's moves with each request.
+async fn handshake<R, W>(r: &mut R, w: &mut W, hub: &Hub) -> Option<(usize, bool)>
 where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -134,10 +137,12 @@ where
             let text = String::from_utf8_lossy(&line);
             let words: Vec<&str> = text.split_whitespace().collect();
             match words.as_slice() {
-                ["HELLO", name, token] => match hub.check(name, token) {
-                    Some(entrant) => return Some(entrant),
-                    None => "ERROR unknown name or wrong token",
-                },
+                ["HELLO", name, token, rest @ ..] if rest.is_empty() || rest == ["moves"] => {
+                    match hub.check(name, token) {
+                        Some(entrant) => return Some((entrant, !rest.is_empty())),
+                        None => "ERROR unknown name or wrong token",
+                    }
+                }
                 _ => "ERROR expected `HELLO <name> <token>`",
             }
         }
@@ -146,8 +151,9 @@ where
     None
 }
 
-/// Waits for a game for an entrant's connection, and plays it.
-async fn connection<R, W>(r: &mut R, w: &mut W, hub: &Hub, entrant: usize)
+/// Waits for a game for an entrant's connection, and plays it (`moves`: with the game's moves
+/// before each request).
+async fn connection<R, W>(r: &mut R, w: &mut W, hub: &Hub, entrant: usize, moves: bool)
 where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -175,7 +181,7 @@ where
         }
     };
     match assignment {
-        Ok(Assignment::Game(end)) => pump(r, w, end).await,
+        Ok(Assignment::Game(end)) => pump(r, w, end, moves).await,
         Ok(Assignment::End) | Err(_) => {
             say(w, "END").await;
         }
