@@ -342,3 +342,45 @@ fn a_directory_swapped_for_a_link_never_brings_an_outside_file_into_the_copy_iss
         &leaks[..leaks.len().min(5)]
     );
 }
+
+/// The ticks a bot's helper, in a session of its own, counted while the bot played one game
+/// of Gomoku against a bot that takes 200 ms a move.
+fn session_helper_ticks(pause: &str) -> Vec<u64> {
+    require_perl();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let gomoku = fixtures("gomoku");
+    let (ponder, slow) = (gomoku.join("ponder-session"), gomoku.join("slow"));
+    arena_ok(&[
+        "run",
+        "gomoku",
+        path(&ponder),
+        path(&slow),
+        "--games",
+        "1",
+        "--pause-opponent",
+        pause,
+        "--keep-work",
+        "--quiet",
+        "--out",
+        path(&out),
+    ]);
+    let rows = games(&out);
+    assert_eq!(culprit(&rows[0]), Some("slow"), "{rows:?}");
+    std::fs::read_to_string(out.join("work/ponder-session/counts"))
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_paused_bots_helper_in_its_own_session_is_paused_too_issue_17() {
+    // Six moves of the slow bot take 1.2 s: the helper, spinning, ticks about 100 times in
+    // that time unless it is stopped with its bot (it then runs only while the bot moves).
+    let paused = session_helper_ticks("on");
+    let running = session_helper_ticks("off");
+    let (p, r) = (*paused.last().unwrap(), *running.last().unwrap());
+    assert!(p < 25, "ticks while paused: {paused:?}");
+    assert!(r > 50, "ticks while running: {running:?}");
+}

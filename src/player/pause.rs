@@ -16,7 +16,11 @@ pub const PAUSE_AFTER: Duration = Duration::from_millis(1);
 pub enum Freezer {
     /// cgroup v2's `cgroup.freeze`, kept open: everything in the game's cgroup.
     Cgroup(Arc<File>),
-    /// SIGSTOP and SIGCONT to the process group (without cgroups).
+    /// SIGSTOP and SIGCONT to every process of the game's PID namespace (without a cgroup to
+    /// freeze), sent from inside by the namespace's holder.
+    Namespace(Arc<crate::sandbox::Stopper>),
+    /// SIGSTOP and SIGCONT to the process group (with neither: a helper in a session of its
+    /// own is not reached).
     Signal(i32),
 }
 
@@ -26,6 +30,7 @@ impl Freezer {
             Freezer::Cgroup(file) => {
                 let _ = file.write_at(if frozen { b"1" } else { b"0" }, 0);
             }
+            Freezer::Namespace(stopper) => stopper.set(frozen),
             Freezer::Signal(pid) => {
                 if let Some(pid) = rustix::process::Pid::from_raw(*pid) {
                     let signal = if frozen {

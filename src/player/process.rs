@@ -369,9 +369,13 @@ impl ProcessPlayer {
             let stdin = child.stdin.take();
             let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
             let pause = self.settings.pause.then(|| {
-                Pause::new(match self.cage.as_ref().and_then(|c| c.freeze_file()) {
+                let cage = self.cage.as_ref();
+                Pause::new(match cage.and_then(|c| c.freeze_file()) {
                     Some(file) => Freezer::Cgroup(file),
-                    None => Freezer::Signal(pid.map_or(0, |p| p as i32)),
+                    None => match cage.and_then(|c| c.namespace_stopper()) {
+                        Some(stopper) => Freezer::Namespace(Arc::new(stopper)),
+                        None => Freezer::Signal(pid.map_or(0, |p| p as i32)),
+                    },
                 })
             });
             self.session = Some(Session {

@@ -95,6 +95,17 @@ impl Cage {
         self.freeze.clone()
     }
 
+    /// What stops and continues every process of the game's PID namespace, when the game has
+    /// one (the bot's helpers in sessions of their own included), for pausing a bot without
+    /// a cgroup to freeze.
+    pub fn namespace_stopper(&self) -> Option<super::Stopper> {
+        let holder = self.namespace.as_ref()?;
+        if holder.flags & libc::CLONE_NEWPID == 0 {
+            return None;
+        }
+        holder.stopper().ok()
+    }
+
     /// Whether this cage can kill and freeze everything in it.
     pub fn has_cgroup(&self) -> bool {
         self.cgroup.is_some()

@@ -35,6 +35,7 @@ use anyhow::{Context, Result};
 pub use self::cgroup::{is_stale, Cage, CgroupEnv};
 pub use self::jail::{ChildSetup, Jail};
 pub use self::landlock::is_system_path;
+pub use self::namespace::Stopper;
 pub use self::protections::Protection;
 pub use self::size::{parse_size, size};
 
