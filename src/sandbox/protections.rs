@@ -220,8 +220,10 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
         active: true,
         detail: if unified.is_some() {
             "turn-based `lines` bots are frozen (`cgroup.freeze`) while the opponent thinks".into()
+        } else if jailed {
+            "turn-based `lines` bots are stopped while the opponent thinks, every process of the game's PID namespace (SIGSTOP sent from inside it: helpers in sessions of their own too)".into()
         } else {
-            "turn-based `lines` bots are stopped (SIGSTOP to the process group) while the opponent thinks".into()
+            "turn-based `lines` bots are stopped (SIGSTOP to the process group, which misses helpers that call setsid()) while the opponent thinks".into()
         },
     });
     protections
