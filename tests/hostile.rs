@@ -384,3 +384,38 @@ fn a_paused_bots_helper_in_its_own_session_is_paused_too_issue_17() {
     assert!(p < 25, "ticks while paused: {paused:?}");
     assert!(r > 50, "ticks while running: {running:?}");
 }
+
+#[test]
+fn helpers_that_hold_more_than_the_memory_limit_together_lose_the_game_issue_17() {
+    // Without a cgroup (as `nobody` here) each process alone is under `--memory`: only the
+    // sampler of all the bot's processes together stops them.
+    require_python3();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let helpers = fixtures("hostile").join("memory-helpers");
+    let constant = fixtures("morra").join("constant");
+    arena_ok(&[
+        "run",
+        "morra",
+        path(&constant),
+        path(&helpers),
+        "--morra-rounds",
+        "200",
+        "--move-time",
+        "2s",
+        "--memory",
+        "512MiB",
+        "--quiet",
+        "--out",
+        path(&out),
+    ]);
+    let rows = games(&out);
+    let row = game_between(&rows, "memory-helpers", "constant");
+    println!("{}", row["detail"]);
+    assert_eq!(culprit(row), Some("memory-helpers"), "{row:?}");
+    assert_eq!(row["reason"], "crash", "{row:?}");
+    assert!(row["detail"].contains("memory limit"), "{row:?}");
+    // Quickly: the helpers hold their memory within a second or so; 200 rounds take 10 s.
+    let rounds: u32 = row["plies"].parse().unwrap();
+    assert!(rounds < 100, "{rounds} rounds were played before the fault");
+}

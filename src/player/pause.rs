@@ -18,7 +18,7 @@ pub enum Freezer {
     Cgroup(Arc<File>),
     /// SIGSTOP and SIGCONT to every process of the game's PID namespace (without a cgroup to
     /// freeze), sent from inside by the namespace's holder.
-    Namespace(Arc<crate::sandbox::Stopper>),
+    Namespace(Arc<crate::sandbox::Signals>),
     /// SIGSTOP and SIGCONT to the process group (with neither: a helper in a session of its
     /// own is not reached).
     Signal(i32),
@@ -30,7 +30,7 @@ impl Freezer {
             Freezer::Cgroup(file) => {
                 let _ = file.write_at(if frozen { b"1" } else { b"0" }, 0);
             }
-            Freezer::Namespace(stopper) => stopper.set(frozen),
+            Freezer::Namespace(signals) => signals.stop(frozen),
             Freezer::Signal(pid) => {
                 if let Some(pid) = rustix::process::Pid::from_raw(*pid) {
                     let signal = if frozen {

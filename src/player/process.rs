@@ -279,6 +279,13 @@ impl ProcessPlayer {
             .as_ref()
             .is_some_and(|c| c.hit_memory_limit(&self.bot.jail));
         let described = describe_exit(status);
+        if let Some(held) = self.cage.as_ref().and_then(Cage::memory_over) {
+            return format!(
+                "memory limit: more than {} (all its processes together held {}, sampled; {described})",
+                crate::sandbox::size(self.bot.jail.limits.memory),
+                crate::sandbox::size(held >> 20 << 20)
+            );
+        }
         if memory {
             return format!(
                 "memory limit: more than {} ({described}, by the OOM killer)",
@@ -372,8 +379,8 @@ impl ProcessPlayer {
                 let cage = self.cage.as_ref();
                 Pause::new(match cage.and_then(|c| c.freeze_file()) {
                     Some(file) => Freezer::Cgroup(file),
-                    None => match cage.and_then(|c| c.namespace_stopper()) {
-                        Some(stopper) => Freezer::Namespace(Arc::new(stopper)),
+                    None => match cage.and_then(|c| c.namespace_signals()) {
+                        Some(signals) => Freezer::Namespace(Arc::new(signals)),
                         None => Freezer::Signal(pid.map_or(0, |p| p as i32)),
                     },
                 })

@@ -9,8 +9,8 @@
 //! directories and the operator's shared directories, the bot's own copy (read-write), a few
 //! devices, a fresh `/proc` of the PID namespace and a private, size-limited `/tmp`; nothing
 //! else of the host. The holder waits on a pipe whose other end only arena holds, for commands
-//! (a byte: reset, or stop and continue every process of the namespace, which pauses a bot
-//! between its moves however its processes regrouped, see [`Stopper`]): when the jail ends or
+//! (a byte: reset, or stop, continue or kill every process of the namespace, which reaches a
+//! bot's processes however they regrouped, see [`Signals`]): when the jail ends or
 //! arena dies (even by SIGKILL) the pipe closes, the holder exits, and the kernel kills
 //! everything left in its PID namespace.
 
@@ -153,10 +153,10 @@ impl Holder {
         ready && matches!(read_report(&self.reports), (8, -1, _))
     }
 
-    /// What stops and continues every process of this holder's PID namespace (a bot's helper
-    /// in a session of its own too), for as long as the result lives.
-    pub(super) fn stopper(&self) -> io::Result<Stopper> {
-        Ok(Stopper {
+    /// What stops, continues or kills every process of this holder's PID namespace (a bot's
+    /// helper in a session of its own too), for as long as the result lives.
+    pub(super) fn signals(&self) -> io::Result<Signals> {
+        Ok(Signals {
             commands: self.commands.try_clone()?,
         })
     }
@@ -178,30 +178,40 @@ impl Drop for Holder {
     }
 }
 
-/// Stops and continues every process of a holder's PID namespace but the holder: the holder,
-/// PID 1 there, sends `SIGSTOP` or `SIGCONT` with `kill(-1)`, which reaches each process of the
-/// namespace whatever its process group or session, and the children being forked meanwhile
-/// (the kernel hands a signal sent to many processes on to a fork under way).
+/// Stops, continues or kills every process of a holder's PID namespace but the holder: the
+/// holder, PID 1 there, sends `SIGSTOP`, `SIGCONT` or `SIGKILL` with `kill(-1)`, which reaches
+/// each process of the namespace whatever its process group or session, and the children being
+/// forked meanwhile (the kernel hands a signal sent to many processes on to a fork under way).
 #[derive(Debug)]
-pub struct Stopper {
+pub struct Signals {
     /// A copy of the holder's command pipe; commands are done in the order written, before a
     /// reset asked for after them.
     commands: OwnedFd,
 }
 
-impl Stopper {
+impl Signals {
     /// Stops (`true`) or continues every process of the namespace; the holder does it at once.
-    pub fn set(&self, stopped: bool) {
-        let byte = if stopped { STOP } else { CONTINUE };
+    pub fn stop(&self, stopped: bool) {
+        self.send(if stopped { STOP } else { CONTINUE });
+    }
+
+    /// Kills every process of the namespace; the holder does it at once.
+    pub fn kill(&self) {
+        self.send(KILL);
+    }
+
+    fn send(&self, command: u8) {
         // SAFETY: writing one byte from a live buffer to our own pipe; SIGPIPE is ignored in
-        // arena, so a holder that ended gives EPIPE, and there is nothing left to stop.
-        unsafe { libc::write(self.commands.as_raw_fd(), [byte].as_ptr().cast(), 1) };
+        // arena, so a holder that ended gives EPIPE, and there is nothing left to signal.
+        unsafe { libc::write(self.commands.as_raw_fd(), [command].as_ptr().cast(), 1) };
     }
 }
 
-/// The holder's commands: stop or continue the namespace's processes; any other byte resets.
+/// The holder's commands: stop, continue or kill the namespace's processes; any other byte
+/// resets.
 const STOP: u8 = b's';
 const CONTINUE: u8 = b'c';
+const KILL: u8 = b'k';
 
 struct HolderArgs<'a> {
     plan: &'a Plan,
@@ -270,6 +280,10 @@ extern "C" fn holder_main(arg: *mut c_void) -> c_int {
                 }
                 CONTINUE => {
                     libc::kill(-1, libc::SIGCONT);
+                    continue;
+                }
+                KILL => {
+                    libc::kill(-1, libc::SIGKILL);
                     continue;
                 }
                 _ => {}
