@@ -25,6 +25,18 @@ pub enum Freezer {
 }
 
 impl Freezer {
+    /// The best freezer of a game whose bot's process is `pid` in `cage`: its cgroup, else
+    /// its PID namespace, else the process group.
+    pub fn for_game(cage: Option<&crate::sandbox::Cage>, pid: i32) -> Freezer {
+        match cage.and_then(|c| c.freeze_file()) {
+            Some(file) => Freezer::Cgroup(file),
+            None => match cage.and_then(|c| c.namespace_signals()) {
+                Some(signals) => Freezer::Namespace(Arc::new(signals)),
+                None => Freezer::Signal(pid),
+            },
+        }
+    }
+
     fn set(&self, frozen: bool) {
         match self {
             Freezer::Cgroup(file) => {

@@ -376,14 +376,10 @@ impl ProcessPlayer {
             let stdin = child.stdin.take();
             let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
             let pause = self.settings.pause.then(|| {
-                let cage = self.cage.as_ref();
-                Pause::new(match cage.and_then(|c| c.freeze_file()) {
-                    Some(file) => Freezer::Cgroup(file),
-                    None => match cage.and_then(|c| c.namespace_signals()) {
-                        Some(signals) => Freezer::Namespace(Arc::new(signals)),
-                        None => Freezer::Signal(pid.map_or(0, |p| p as i32)),
-                    },
-                })
+                Pause::new(Freezer::for_game(
+                    self.cage.as_ref(),
+                    pid.map_or(0, |p| p as i32),
+                ))
             });
             self.session = Some(Session {
                 child,
