@@ -242,3 +242,180 @@ fn the_survivor_check_sees_a_survivor_of_its_own_run_only() {
     assert_eq!(mine, vec![pid], "the survivor is found");
     assert!(!others.contains(&pid), "another run's process is not");
 }
+
+/// Every file under `dir` (not following links), with its content.
+fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => found.extend(files_under(&path)),
+            Ok(t) if t.is_file() => found.push((path.clone(), std::fs::read(&path).unwrap())),
+            _ => {}
+        }
+    }
+    found
+}
+
+#[test]
+fn a_directory_swapped_for_a_link_never_brings_an_outside_file_into_the_copy_issue_17() {
+    use arena::bot::copy::{copy_submission, mirror, CopyRules};
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    // What no copy may hold: a file outside the bot's directory, readable by its owner only
+    // (root on CI; as `nobody`, nobody's own file, which the copy must still refuse, since a
+    // link may lead only inside the bot's directory).
+    let tmp = tempfile::tempdir().unwrap();
+    let secret = b"TOP-SECRET-17-do-not-copy";
+    let vault = tmp.path().join("vault");
+    std::fs::create_dir(&vault).unwrap();
+    std::fs::write(vault.join("key"), secret).unwrap();
+    std::fs::set_permissions(vault.join("key"), PermissionsExt::from_mode(0o600)).unwrap();
+    // The submitter's folder, and beside it (also theirs) a link to the vault that a racer
+    // swaps with the folder's `sub` directory, atomically, as fast as it can.
+    let bot = tmp.path().join("bot");
+    std::fs::create_dir_all(bot.join("sub")).unwrap();
+    std::fs::write(bot.join("run"), "#!/bin/sh\necho 1\n").unwrap();
+    std::fs::write(bot.join("sub/key"), "harmless").unwrap();
+    let spare = tmp.path().join("spare");
+    std::fs::create_dir(&spare).unwrap();
+    std::os::unix::fs::symlink(&vault, spare.join("sub")).unwrap();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(AtomicU64::new(0));
+    let racer = {
+        let (stop, swaps) = (Arc::clone(&stop), Arc::clone(&swaps));
+        let (a, b) = (bot.join("sub"), spare.join("sub"));
+        std::thread::spawn(move || {
+            let cwd = rustix::fs::CWD;
+            while !stop.load(Ordering::Relaxed) {
+                rustix::fs::renameat_with(cwd, &a, cwd, &b, rustix::fs::RenameFlags::EXCHANGE)
+                    .unwrap();
+                swaps.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    };
+
+    let sum_of_secret = {
+        use sha2::Digest;
+        format!("{:x}", sha2::Sha256::digest(secret))
+    };
+    let mut leaks = Vec::new();
+    let mut whole = 0;
+    for i in 0..400 {
+        // A submission's copy, the checksums `resume` compares, and a mirror (an instance or
+        // `--keep-work` copied from a directory the bot can change while it runs).
+        let to = tmp.path().join(format!("copy-{i}"));
+        std::fs::create_dir(&to).unwrap();
+        if copy_submission(&bot, &to, &CopyRules::default()).is_ok() {
+            whole += 1;
+        }
+        let mirrored = tmp.path().join(format!("mirror-{i}"));
+        let _ = mirror(&bot, &mirrored);
+        for (path, content) in files_under(&to).into_iter().chain(files_under(&mirrored)) {
+            if content == secret {
+                leaks.push(path);
+            }
+        }
+        if let Ok(sums) = arena::bot::checksums(&bot, &[]) {
+            if sums.values().any(|s| *s == sum_of_secret) {
+                leaks.push(bot.join("(checksums)"));
+            }
+        }
+        std::fs::remove_dir_all(&to).unwrap();
+        let _ = std::fs::remove_dir_all(&mirrored);
+    }
+    stop.store(true, Ordering::Relaxed);
+    racer.join().unwrap();
+    let swaps = swaps.load(Ordering::Relaxed);
+    println!("400 copies, {whole} whole, during {swaps} swaps");
+    assert!(swaps > 400, "the racer hardly ran: {swaps} swaps");
+    assert!(
+        leaks.is_empty(),
+        "the vault's file reached {} copies: {:?}",
+        leaks.len(),
+        &leaks[..leaks.len().min(5)]
+    );
+}
+
+/// The ticks a bot's helper, in a session of its own, counted while the bot played one game
+/// of Gomoku against a bot that takes 200 ms a move.
+fn session_helper_ticks(pause: &str) -> Vec<u64> {
+    require_perl();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let gomoku = fixtures("gomoku");
+    let (ponder, slow) = (gomoku.join("ponder-session"), gomoku.join("slow"));
+    arena_ok(&[
+        "run",
+        "gomoku",
+        path(&ponder),
+        path(&slow),
+        "--games",
+        "1",
+        "--pause-opponent",
+        pause,
+        "--keep-work",
+        "--quiet",
+        "--out",
+        path(&out),
+    ]);
+    let rows = games(&out);
+    assert_eq!(culprit(&rows[0]), Some("slow"), "{rows:?}");
+    std::fs::read_to_string(out.join("work/ponder-session/counts"))
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_paused_bots_helper_in_its_own_session_is_paused_too_issue_17() {
+    // Six moves of the slow bot take 1.2 s: the helper, spinning, ticks about 100 times in
+    // that time unless it is stopped with its bot (it then runs only while the bot moves).
+    let paused = session_helper_ticks("on");
+    let running = session_helper_ticks("off");
+    let (p, r) = (*paused.last().unwrap(), *running.last().unwrap());
+    assert!(p < 25, "ticks while paused: {paused:?}");
+    assert!(r > 50, "ticks while running: {running:?}");
+}
+
+#[test]
+fn helpers_that_hold_more_than_the_memory_limit_together_lose_the_game_issue_17() {
+    // Without a cgroup (as `nobody` here) each process alone is under `--memory`: only the
+    // sampler of all the bot's processes together stops them.
+    require_python3();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let helpers = fixtures("hostile").join("memory-helpers");
+    let constant = fixtures("morra").join("constant");
+    arena_ok(&[
+        "run",
+        "morra",
+        path(&constant),
+        path(&helpers),
+        "--morra-rounds",
+        "200",
+        "--move-time",
+        "2s",
+        "--memory",
+        "512MiB",
+        "--quiet",
+        "--out",
+        path(&out),
+    ]);
+    let rows = games(&out);
+    let row = game_between(&rows, "memory-helpers", "constant");
+    println!("{}", row["detail"]);
+    assert_eq!(culprit(row), Some("memory-helpers"), "{row:?}");
+    assert_eq!(row["reason"], "crash", "{row:?}");
+    assert!(row["detail"].contains("memory limit"), "{row:?}");
+    // Quickly: the helpers hold their memory within a second or so; 200 rounds take 10 s.
+    let rounds: u32 = row["plies"].parse().unwrap();
+    assert!(rounds < 100, "{rounds} rounds were played before the fault");
+}

@@ -1,5 +1,5 @@
 //! Checksums of a bot's files, by which `resume` sees a bot that changed; read under the
-//! same rules as the copy: no link is followed outside, no FIFO is opened.
+//! same rules and by the same walk as the copy: no link is followed outside, no FIFO is opened.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -10,85 +10,79 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
 use super::copy::CopyRules;
+use super::walk::{Tree, Unfollowed, Visit};
 
 /// SHA-256 of every file of a bot (its directory, following symbolic links where the private
 /// copy does: inside the bot or into `shares`; or its single file), keyed by path within the
-/// bot. A link the copy refuses counts as its target's name, a special file as its kind.
+/// bot. A link the copy refuses counts as its target's name, a special file as its kind. The
+/// directory is walked by descriptors, as the copy walks it.
 pub fn checksums(source: &Path, shares: &[PathBuf]) -> Result<BTreeMap<String, String>> {
-    let mut sums = BTreeMap::new();
+    let mut sums = Sums::default();
     if !source.exists() {
         // An inline bot has no files of its own.
-        return Ok(sums);
+        return Ok(sums.0);
     }
     if !source.is_dir() {
         let name = source.file_name().unwrap_or_default().to_string_lossy();
-        sums.insert(name.into_owned(), hash_file(source)?);
-        return Ok(sums);
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(source)
+            .with_context(|| format!("cannot read `{}`", source.display()))?;
+        let sum = hash_file(file).with_context(|| format!("cannot read `{}`", source.display()))?;
+        sums.0.insert(name.into_owned(), sum);
+        return Ok(sums.0);
     }
     let rules = CopyRules {
         shares: shares.to_vec(),
         ..CopyRules::default()
     }
     .for_bot(source);
-    let root = source
-        .canonicalize()
-        .with_context(|| format!("cannot resolve `{}`", source.display()))?;
-    let mut stack = vec![(root.clone(), String::new())];
-    while let Some((dir, prefix)) = stack.pop() {
-        // Deep trees mean a symbolic link loop, which the copy refuses too.
-        anyhow::ensure!(
-            prefix.matches('/').count() < 16,
-            "`{}` is nested too deeply",
-            dir.display()
-        );
-        for entry in
-            std::fs::read_dir(&dir).with_context(|| format!("cannot list `{}`", dir.display()))?
-        {
-            let entry = entry.with_context(|| format!("cannot list `{}`", dir.display()))?;
-            let mut path = entry.path();
-            let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
-            let mut kind = std::fs::symlink_metadata(&path)
-                .with_context(|| format!("cannot read `{}`", path.display()))?
-                .file_type();
-            if kind.is_symlink() {
-                let target = std::fs::canonicalize(&path).ok().filter(|t| {
-                    t.starts_with(&root) || rules.shares.iter().any(|s| t.starts_with(s))
-                });
-                let Some(target) = target else {
-                    let text = std::fs::read_link(&path).unwrap_or_default();
-                    sums.insert(name, format!("link to {}", text.display()));
-                    continue;
-                };
-                kind = std::fs::symlink_metadata(&target)
-                    .with_context(|| format!("cannot read `{}`", target.display()))?
-                    .file_type();
-                path = target;
-            }
-            if kind.is_dir() {
-                stack.push((path, format!("{name}/")));
-            } else if kind.is_file() {
-                sums.insert(name, hash_file(&path)?);
-            } else {
-                sums.insert(name, "not a file".into());
-            }
-        }
-    }
-    Ok(sums)
+    Tree::open(source, &rules.shares, true)
+        .and_then(|tree| tree.walk(&mut sums))
+        .map_err(anyhow::Error::msg)?;
+    Ok(sums.0)
 }
 
-/// The SHA-256 of a file, read without following a link or waiting on a FIFO. A file with
-/// holes is summed as its data and where it lies (`sparse:` before the sum), so a sparse
-/// gigabyte costs nothing to sum.
-fn hash_file(path: &Path) -> Result<String> {
+/// The sums found so far, by path within the bot.
+#[derive(Default)]
+struct Sums(BTreeMap<String, String>);
+
+impl Visit for Sums {
+    fn dir(&mut self, _: &Path, _: u32) -> std::result::Result<(), String> {
+        Ok(())
+    }
+
+    fn file(&mut self, shown: &Path, file: std::fs::File) -> std::result::Result<(), String> {
+        let sum = hash_file(file).map_err(|e| format!("cannot read `{}`: {e}", shown.display()))?;
+        self.0.insert(shown.to_string_lossy().into_owned(), sum);
+        Ok(())
+    }
+
+    fn link(
+        &mut self,
+        shown: &Path,
+        text: &Path,
+        _: Unfollowed,
+    ) -> std::result::Result<(), String> {
+        let name = shown.to_string_lossy().into_owned();
+        self.0.insert(name, format!("link to {}", text.display()));
+        Ok(())
+    }
+
+    fn special(&mut self, shown: &Path, _: &'static str) -> std::result::Result<(), String> {
+        let name = shown.to_string_lossy().into_owned();
+        self.0.insert(name, "not a file".into());
+        Ok(())
+    }
+}
+
+/// The SHA-256 of an open file. A file with holes is summed as its data and where it lies
+/// (`sparse:` before the sum), so a sparse gigabyte costs nothing to sum.
+fn hash_file(mut file: std::fs::File) -> std::io::Result<String> {
     use std::io::{Seek, SeekFrom};
     use std::os::fd::AsRawFd;
-    let error = || format!("cannot read `{}`", path.display());
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .with_context(error)?;
-    let meta = file.metadata().with_context(error)?;
+    let meta = file.metadata()?;
     if !meta.is_file() {
         return Ok("not a file".into());
     }
@@ -98,8 +92,8 @@ fn hash_file(path: &Path) -> Result<String> {
     let first_hole = unsafe { libc::lseek(fd, 0, libc::SEEK_HOLE) };
     let mut hasher = Sha256::new();
     if first_hole < 0 || first_hole >= len {
-        file.seek(SeekFrom::Start(0)).with_context(error)?;
-        hash_range(&mut file, u64::MAX, &mut hasher).with_context(error)?;
+        file.seek(SeekFrom::Start(0))?;
+        hash_range(&mut file, u64::MAX, &mut hasher)?;
         return Ok(format!("{:x}", hasher.finalize()));
     }
     let mut offset = 0;
@@ -113,9 +107,8 @@ fn hash_file(path: &Path) -> Result<String> {
         let hole = unsafe { libc::lseek(fd, data, libc::SEEK_HOLE) };
         let hole = if hole < 0 { len } else { hole.min(len) };
         hasher.update(format!("{data}+{}:", hole - data));
-        file.seek(SeekFrom::Start(data as u64))
-            .with_context(error)?;
-        hash_range(&mut file, (hole - data) as u64, &mut hasher).with_context(error)?;
+        file.seek(SeekFrom::Start(data as u64))?;
+        hash_range(&mut file, (hole - data) as u64, &mut hasher)?;
         offset = hole;
     }
     hasher.update(format!("len {len}"));

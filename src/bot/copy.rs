@@ -1,4 +1,6 @@
-//! Copying a bot's directory without trusting it: no link leads outside, no FIFO is opened.
+//! Copying a bot's directory without trusting it: no link leads outside, no FIFO is opened,
+//! and the directory is walked by descriptors (`walk`), so nothing swapped in while it is
+//! copied leads the copy outside it.
 //!
 //! A submission is copied by root into the bot's private directory, so whatever the copy
 //! reads the bot can read. The copy therefore never gives a bot more than its submitter had:
@@ -10,8 +12,7 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-/// Bot directories are shallow; a deeper tree is a link loop or an attack.
-const MAX_DEPTH: u32 = 16;
+use super::walk::{Tree, Unfollowed, Visit};
 
 /// The default of `--max-bot-size`.
 pub const DEFAULT_MAX_BOT_SIZE: u64 = 256 << 20;
@@ -50,11 +51,6 @@ impl CopyRules {
         }
         rules
     }
-
-    /// Whether a resolved path lies inside `root` or under a share.
-    fn allowed(&self, root: &Path, target: &Path) -> bool {
-        target.starts_with(root) || self.shares.iter().any(|s| target.starts_with(s))
-    }
 }
 
 /// What a copy does with what it does not follow.
@@ -67,166 +63,88 @@ enum Mode {
     Mirror,
 }
 
-/// Copies a submitted bot directory `from` into the existing directory `to` under `rules`.
-/// The error names the file that breaks them, relative to the bot's directory.
+/// Copies a submitted bot directory `from` into the existing directory `to` under `rules`,
+/// walking it by descriptors (a link swapped in meanwhile is never followed outside it).
+/// The error names the file that breaks the rules, relative to the bot's directory.
 pub fn copy_submission(from: &Path, to: &Path, rules: &CopyRules) -> Result<(), String> {
-    let root = from
-        .canonicalize()
-        .map_err(|e| format!("cannot resolve `{}`: {e}", from.display()))?;
-    let mut copy = Copy {
-        root: root.clone(),
-        rules,
-        mode: Mode::Submission,
-        used: 0,
-    };
-    copy.dir(&root, to, Path::new(""), 0)
+    let tree = Tree::open(from, &rules.shares, true)?;
+    tree.walk(&mut Copy::new(to, rules.max_size, Mode::Submission))
 }
 
 /// Copies one submitted file (a bot given as a single executable, named by the operator, so
 /// a link is followed) into the directory `to`, under the same rules for what it is.
 pub fn copy_submitted_file(from: &Path, to: &Path, rules: &CopyRules) -> Result<(), String> {
     let name = from.file_name().unwrap_or_default();
-    let from = from
+    let resolved = from
         .canonicalize()
         .map_err(|e| format!("cannot resolve `{}`: {e}", from.display()))?;
-    let root = from.parent().unwrap_or(Path::new("/")).to_path_buf();
-    let mut copy = Copy {
-        root,
-        rules,
-        mode: Mode::Submission,
-        used: 0,
-    };
-    copy.entry(&from, &to.join(name), Path::new(name), 0)
+    let parent = resolved.parent().unwrap_or(Path::new("/"));
+    let tree = Tree::open(parent, &rules.shares, true)?;
+    let mut copy = Copy::new(to, rules.max_size, Mode::Submission);
+    tree.visit(
+        resolved.file_name().unwrap_or_default(),
+        Path::new(name),
+        &mut copy,
+    )
 }
 
-/// Copies a tree arena made itself (a bot's working copy) as it is: links stay links, FIFOs,
-/// sockets and devices are left out, sparse files stay sparse.
+/// Copies a tree arena made itself (a bot's working copy, which the bot may have changed) as
+/// it is, by descriptors: links stay links, FIFOs, sockets and devices are left out, sparse
+/// files stay sparse.
 pub fn mirror(from: &Path, to: &Path) -> Result<(), String> {
     std::fs::create_dir_all(to).map_err(|e| format!("cannot create `{}`: {e}", to.display()))?;
-    let rules = CopyRules {
-        shares: Vec::new(),
-        max_size: u64::MAX,
-    };
-    let mut copy = Copy {
-        root: from.to_path_buf(),
-        rules: &rules,
-        mode: Mode::Mirror,
-        used: 0,
-    };
-    copy.dir(from, to, Path::new(""), 0)
+    let tree = Tree::open(from, &[], false)?;
+    tree.walk(&mut Copy::new(to, u64::MAX, Mode::Mirror))
 }
 
+/// A copy under way: what the walk finds is written under `to`, a directory arena made.
 struct Copy<'a> {
-    root: PathBuf,
-    rules: &'a CopyRules,
+    to: &'a Path,
+    max_size: u64,
     mode: Mode,
     /// Bytes of disk the copy has taken so far.
     used: u64,
 }
 
-impl Copy<'_> {
-    fn dir(&mut self, from: &Path, to: &Path, shown: &Path, depth: u32) -> Result<(), String> {
-        if depth >= MAX_DEPTH {
-            return Err(format!("`{}` is nested too deeply", shown.display()));
+impl<'a> Copy<'a> {
+    fn new(to: &'a Path, max_size: u64, mode: Mode) -> Copy<'a> {
+        Copy {
+            to,
+            max_size,
+            mode,
+            used: 0,
         }
-        let entries =
-            std::fs::read_dir(from).map_err(|e| format!("cannot list `{}`: {e}", show(shown)))?;
-        let mut names = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(|e| format!("cannot list `{}`: {e}", show(shown)))?;
-            names.push(entry.file_name());
-        }
-        names.sort();
-        for name in names {
-            self.entry(
-                &from.join(&name),
-                &to.join(&name),
-                &shown.join(&name),
-                depth,
-            )?;
-        }
+    }
+}
+
+impl Visit for Copy<'_> {
+    fn dir(&mut self, shown: &Path, mode: u32) -> Result<(), String> {
+        let to = self.to.join(shown);
+        std::fs::create_dir_all(&to)
+            .map_err(|e| format!("cannot create `{}`: {e}", to.display()))?;
+        let _ = std::fs::set_permissions(&to, std::fs::Permissions::from_mode(mode));
         Ok(())
     }
 
-    fn entry(&mut self, from: &Path, to: &Path, shown: &Path, depth: u32) -> Result<(), String> {
-        let meta = std::fs::symlink_metadata(from)
-            .map_err(|e| format!("cannot read `{}`: {e}", shown.display()))?;
-        let kind = meta.file_type();
-        if kind.is_symlink() {
-            return self.link(from, to, shown, depth);
-        }
-        if kind.is_dir() {
-            std::fs::create_dir_all(to)
-                .map_err(|e| format!("cannot create `{}`: {e}", to.display()))?;
-            let _ = std::fs::set_permissions(to, meta.permissions());
-            return self.dir(from, to, shown, depth + 1);
-        }
-        if kind.is_file() {
-            return self.file(from, to, shown);
-        }
-        match self.mode {
-            Mode::Mirror => Ok(()),
-            Mode::Submission => Err(format!(
-                "`{}` is {}: a bot's directory may hold only files, directories and links",
-                shown.display(),
-                describe(&kind)
-            )),
-        }
-    }
-
-    fn link(&mut self, from: &Path, to: &Path, shown: &Path, depth: u32) -> Result<(), String> {
-        if self.mode == Mode::Mirror {
-            let target = std::fs::read_link(from)
-                .map_err(|e| format!("cannot read `{}`: {e}", shown.display()))?;
-            return std::os::unix::fs::symlink(&target, to)
-                .map_err(|e| format!("cannot create `{}`: {e}", to.display()));
-        }
-        let text = std::fs::read_link(from).unwrap_or_default();
-        let target = std::fs::canonicalize(from).map_err(|_| {
-            format!(
-                "`{}` is a symbolic link to `{}`, which does not exist",
-                shown.display(),
-                text.display()
-            )
-        })?;
-        if !self.rules.allowed(&self.root, &target) {
-            return Err(format!(
-                "`{}` is a symbolic link to `{}`, outside the bot's directory (a link may lead only inside it or into a directory shared with `--share`)",
-                shown.display(),
-                text.display()
-            ));
-        }
-        // The target is resolved: no link is left in its path.
-        self.entry(&target, to, shown, depth + 1)
-    }
-
-    fn file(&mut self, from: &Path, to: &Path, shown: &Path) -> Result<(), String> {
+    fn file(&mut self, shown: &Path, source: File) -> Result<(), String> {
         let read_error = |e: std::io::Error| format!("cannot read `{}`: {e}", shown.display());
-        // Never follow a link swapped in, never block on a FIFO swapped in.
-        let source = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(from)
-            .map_err(read_error)?;
         let meta = source.metadata().map_err(read_error)?;
-        if !meta.is_file() {
-            return Err(format!("`{}` changed while it was copied", shown.display()));
-        }
         self.used = self.used.saturating_add(meta.blocks().saturating_mul(512));
-        if self.used > self.rules.max_size {
+        if self.used > self.max_size {
             return Err(format!(
                 "the bot's directory takes more than `--max-bot-size` ({}) of disk with `{}`",
-                crate::sandbox::size(self.rules.max_size),
+                crate::sandbox::size(self.max_size),
                 shown.display()
             ));
         }
+        let to = self.to.join(shown);
         let target = OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(true)
             .custom_flags(libc::O_NOFOLLOW)
             .mode(0o600)
-            .open(to)
+            .open(&to)
             .map_err(|e| format!("cannot create `{}`: {e}", to.display()))?;
         copy_sparse(&source, &target, meta.len())
             .map_err(|e| format!("cannot copy `{}`: {e}", shown.display()))?;
@@ -234,27 +152,35 @@ impl Copy<'_> {
             .set_permissions(std::fs::Permissions::from_mode(meta.mode() & 0o7777))
             .map_err(|e| format!("cannot copy `{}`: {e}", shown.display()))
     }
-}
 
-/// A path relative to the bot's directory, `.` for the directory itself.
-fn show(path: &Path) -> String {
-    if path.as_os_str().is_empty() {
-        ".".into()
-    } else {
-        path.display().to_string()
+    fn link(&mut self, shown: &Path, text: &Path, why: Unfollowed) -> Result<(), String> {
+        match why {
+            Unfollowed::NotFollowing => {
+                let to = self.to.join(shown);
+                std::os::unix::fs::symlink(text, &to)
+                    .map_err(|e| format!("cannot create `{}`: {e}", to.display()))
+            }
+            Unfollowed::Dangling => Err(format!(
+                "`{}` is a symbolic link to `{}`, which does not exist",
+                shown.display(),
+                text.display()
+            )),
+            Unfollowed::Outside => Err(format!(
+                "`{}` is a symbolic link to `{}`, outside the bot's directory (a link may lead only inside it or into a directory shared with `--share`)",
+                shown.display(),
+                text.display()
+            )),
+        }
     }
-}
 
-fn describe(kind: &std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_block_device() || kind.is_char_device() {
-        "a device"
-    } else {
-        "neither a file nor a directory"
+    fn special(&mut self, shown: &Path, kind: &'static str) -> Result<(), String> {
+        match self.mode {
+            Mode::Mirror => Ok(()),
+            Mode::Submission => Err(format!(
+                "`{}` is {kind}: a bot's directory may hold only files, directories and links",
+                shown.display(),
+            )),
+        }
     }
 }
 

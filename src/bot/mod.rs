@@ -16,6 +16,7 @@ pub mod copy;
 pub mod log;
 pub mod preflight;
 pub mod prepare;
+mod walk;
 pub mod workspace;
 
 use checks::{check_env, check_overrides};

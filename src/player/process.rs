@@ -279,6 +279,13 @@ impl ProcessPlayer {
             .as_ref()
             .is_some_and(|c| c.hit_memory_limit(&self.bot.jail));
         let described = describe_exit(status);
+        if let Some(held) = self.cage.as_ref().and_then(Cage::memory_over) {
+            return format!(
+                "memory limit: more than {} (all its processes together held {}, sampled; {described})",
+                crate::sandbox::size(self.bot.jail.limits.memory),
+                crate::sandbox::size(held >> 20 << 20)
+            );
+        }
         if memory {
             return format!(
                 "memory limit: more than {} ({described}, by the OOM killer)",
@@ -369,10 +376,10 @@ impl ProcessPlayer {
             let stdin = child.stdin.take();
             let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
             let pause = self.settings.pause.then(|| {
-                Pause::new(match self.cage.as_ref().and_then(|c| c.freeze_file()) {
-                    Some(file) => Freezer::Cgroup(file),
-                    None => Freezer::Signal(pid.map_or(0, |p| p as i32)),
-                })
+                Pause::new(Freezer::for_game(
+                    self.cage.as_ref(),
+                    pid.map_or(0, |p| p as i32),
+                ))
             });
             self.session = Some(Session {
                 child,

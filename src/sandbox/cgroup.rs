@@ -33,6 +33,9 @@ pub struct Cage {
     pub(super) oom_kills_before: u64,
     /// Whether the memory limit is the cage's own `memory.max` (cgroup v2).
     v2_memory: bool,
+    /// The sampler of the game's memory where no cgroup counts it; stopped (dropped) before
+    /// the namespace is given back.
+    memory_watch: Option<super::memory::Watch>,
     /// The game's namespaces (`namespace.rs`), given back to the jail (to be reset for its
     /// next game) when the cage is dropped, after everything in the cage was killed.
     pub(super) namespace: Option<super::pool::Lease>,
@@ -86,6 +89,7 @@ impl Cage {
             landlock,
             oom_kills_before,
             v2_memory,
+            memory_watch: None,
             namespace: None,
         })
     }
@@ -93,6 +97,39 @@ impl Cage {
     /// The open `cgroup.freeze` of the game's cgroup, for pausing a bot between its moves.
     pub fn freeze_file(&self) -> Option<std::sync::Arc<File>> {
         self.freeze.clone()
+    }
+
+    /// What stops, continues and kills every process of the game's PID namespace, when the
+    /// game has one (the bot's helpers in sessions of their own included), for pausing a bot
+    /// without a cgroup to freeze.
+    pub fn namespace_signals(&self) -> Option<super::Signals> {
+        let holder = self.namespace.as_ref()?;
+        if holder.flags & libc::CLONE_NEWPID == 0 {
+            return None;
+        }
+        holder.signals().ok()
+    }
+
+    /// Bounds the memory of all the game's processes together at `limit` by sampling it, when
+    /// no cgroup counts it (neither the cage's `memory.max` nor `v1`, the bot's memory cgroup)
+    /// and the game has a PID namespace with a `/proc` of its own.
+    pub(super) fn watch_memory(&mut self, limit: u64, v1: bool) {
+        if self.v2_memory || v1 {
+            return;
+        }
+        let Some(holder) = self.namespace.as_ref().filter(|h| h.proc_mounted) else {
+            return;
+        };
+        if let Some(signals) = self.namespace_signals() {
+            let proc = holder.root().join("proc");
+            self.memory_watch = super::memory::Watch::start(proc, limit, signals);
+        }
+    }
+
+    /// The memory all the game's processes together held when the sampler found them over
+    /// the limit (and killed them), if it did.
+    pub fn memory_over(&self) -> Option<u64> {
+        self.memory_watch.as_ref().and_then(|w| w.over())
     }
 
     /// Whether this cage can kill and freeze everything in it.

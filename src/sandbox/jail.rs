@@ -90,6 +90,7 @@ impl Jail {
         };
         let mut cage = Cage::new(spec, landlock, self.oom_kills())?;
         cage.namespace = holder;
+        cage.watch_memory(self.limits.memory, self.memory.is_some());
         Ok(cage)
     }
 

@@ -2,6 +2,10 @@
 //! lock (`flock`) on `.alive` in its working directory for its whole life. The kernel drops the
 //! lock when the run dies, however it dies, and a lock is seen from every PID namespace that
 //! shares the directory, where a process id may be invisible or mean another process.
+//!
+//! A lock belongs to the open file, which a `fork` shares: a child forked by another thread
+//! keeps it until it `exec`s (the descriptor is close-on-exec). Locks are therefore released
+//! with `LOCK_UN`, which frees them for every copy of the descriptor, never just by closing.
 
 use std::fs::File;
 use std::path::Path;
@@ -11,7 +15,7 @@ use anyhow::{Context, Result};
 /// The lock a live run holds.
 #[derive(Debug)]
 pub struct Alive {
-    _file: File,
+    file: File,
 }
 
 impl Alive {
@@ -26,7 +30,15 @@ impl Alive {
             .with_context(|| format!("cannot create `{}`", path.display()))?;
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
             .with_context(|| format!("cannot lock `{}`", path.display()))?;
-        Ok(Alive { _file: file })
+        Ok(Alive { file })
+    }
+}
+
+impl Drop for Alive {
+    /// Releases the lock at once, even while a child forked by another thread (between its
+    /// `fork` and its `exec`) still has the descriptor open.
+    fn drop(&mut self) {
+        let _ = rustix::fs::flock(&self.file, rustix::fs::FlockOperation::Unlock);
     }
 }
 
@@ -57,7 +69,14 @@ pub fn held(dir: &Path) -> bool {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
         Err(_) => return true,
     };
-    rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockShared).is_err()
+    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockShared) {
+        Ok(()) => {
+            // A fork elsewhere may hold the descriptor a moment: let the run lock it again now.
+            let _ = rustix::fs::flock(&file, rustix::fs::FlockOperation::Unlock);
+            false
+        }
+        Err(_) => true,
+    }
 }
 
 /// Whether the run of process `pid` may still be alive: the process is visible, or a working
@@ -86,5 +105,38 @@ mod tests {
         assert!(held(dir.path()));
         drop(alive);
         assert!(!held(dir.path()));
+    }
+
+    #[test]
+    fn a_lock_is_released_while_a_forked_child_still_has_it_open_issue_17() {
+        use std::os::unix::process::CommandExt;
+        let dir = tempfile::tempdir().unwrap();
+        let alive = Alive::mark(dir.path()).unwrap();
+        // What another test's spawn does at any moment: a child forked while the lock is
+        // held, which keeps every descriptor until its `exec`.
+        let (forked, wait) = std::sync::mpsc::channel();
+        let spawner = std::thread::spawn(move || {
+            let mut cmd = std::process::Command::new("true");
+            // SAFETY: `usleep` is async-signal-safe; nothing is allocated in the child.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::usleep(500_000);
+                    Ok(())
+                });
+            }
+            let mut child = cmd.spawn().unwrap();
+            forked.send(()).unwrap();
+            child.wait().unwrap();
+        });
+        // `spawn` returns once the child has `exec`ed: start the fork first, then wait a moment
+        // into its pause.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        drop(alive);
+        assert!(!held(dir.path()), "the forked child kept the run's lock");
+        let relock = Alive::mark(dir.path()).unwrap();
+        assert!(held(dir.path()));
+        drop(relock);
+        spawner.join().unwrap();
+        wait.recv().unwrap();
     }
 }

@@ -16,6 +16,7 @@ mod cgroup_v2;
 mod jail;
 mod landlock;
 pub mod liveness;
+mod memory;
 mod namespace;
 mod pool;
 mod protections;
@@ -35,6 +36,7 @@ use anyhow::{Context, Result};
 pub use self::cgroup::{is_stale, Cage, CgroupEnv};
 pub use self::jail::{ChildSetup, Jail};
 pub use self::landlock::is_system_path;
+pub use self::namespace::Signals;
 pub use self::protections::Protection;
 pub use self::size::{parse_size, size};
 

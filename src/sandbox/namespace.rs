@@ -9,8 +9,10 @@
 //! directories and the operator's shared directories, the bot's own copy (read-write), a few
 //! devices, a fresh `/proc` of the PID namespace and a private, size-limited `/tmp`; nothing
 //! else of the host. The holder waits on a pipe whose other end only arena holds, for commands
-//! (a byte: reset): when the jail ends or arena dies (even by SIGKILL) the pipe closes, the
-//! holder exits, and the kernel kills everything left in its PID namespace.
+//! (a byte: reset, or stop, continue or kill every process of the namespace, which reaches a
+//! bot's processes however they regrouped, see [`Signals`]): when the jail ends or
+//! arena dies (even by SIGKILL) the pipe closes, the holder exits, and the kernel kills
+//! everything left in its PID namespace.
 
 use std::ffi::{c_int, c_void};
 use std::io;
@@ -151,6 +153,14 @@ impl Holder {
         ready && matches!(read_report(&self.reports), (8, -1, _))
     }
 
+    /// What stops, continues or kills every process of this holder's PID namespace (a bot's
+    /// helper in a session of its own too), for as long as the result lives.
+    pub(super) fn signals(&self) -> io::Result<Signals> {
+        Ok(Signals {
+            commands: self.commands.try_clone()?,
+        })
+    }
+
     /// The holder's root directory as arena sees it, to reach the view's `/tmp` and `/proc`.
     pub fn root(&self) -> PathBuf {
         PathBuf::from(format!("/proc/{}/root", self.pid))
@@ -167,6 +177,41 @@ impl Drop for Holder {
             .retain(|&pid| unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) } == 0);
     }
 }
+
+/// Stops, continues or kills every process of a holder's PID namespace but the holder: the
+/// holder, PID 1 there, sends `SIGSTOP`, `SIGCONT` or `SIGKILL` with `kill(-1)`, which reaches
+/// each process of the namespace whatever its process group or session, and the children being
+/// forked meanwhile (the kernel hands a signal sent to many processes on to a fork under way).
+#[derive(Debug)]
+pub struct Signals {
+    /// A copy of the holder's command pipe; commands are done in the order written, before a
+    /// reset asked for after them.
+    commands: OwnedFd,
+}
+
+impl Signals {
+    /// Stops (`true`) or continues every process of the namespace; the holder does it at once.
+    pub fn stop(&self, stopped: bool) {
+        self.send(if stopped { STOP } else { CONTINUE });
+    }
+
+    /// Kills every process of the namespace; the holder does it at once.
+    pub fn kill(&self) {
+        self.send(KILL);
+    }
+
+    fn send(&self, command: u8) {
+        // SAFETY: writing one byte from a live buffer to our own pipe; SIGPIPE is ignored in
+        // arena, so a holder that ended gives EPIPE, and there is nothing left to signal.
+        unsafe { libc::write(self.commands.as_raw_fd(), [command].as_ptr().cast(), 1) };
+    }
+}
+
+/// The holder's commands: stop, continue or kill the namespace's processes; any other byte
+/// resets.
+const STOP: u8 = b's';
+const CONTINUE: u8 = b'c';
+const KILL: u8 = b'k';
 
 struct HolderArgs<'a> {
     plan: &'a Plan,
@@ -226,6 +271,22 @@ extern "C" fn holder_main(arg: *mut c_void) -> c_int {
             }
             if n != 1 {
                 libc::_exit(0);
+            }
+            // Every process of the namespace but the holder itself; no report.
+            match byte {
+                STOP => {
+                    libc::kill(-1, libc::SIGSTOP);
+                    continue;
+                }
+                CONTINUE => {
+                    libc::kill(-1, libc::SIGCONT);
+                    continue;
+                }
+                KILL => {
+                    libc::kill(-1, libc::SIGKILL);
+                    continue;
+                }
+                _ => {}
             }
             match reset(queues) {
                 Ok(()) => report(-1, 0),

@@ -122,12 +122,21 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
                 format!("{} per game of a bot (cgroup v2 `memory.max`, no swap; the OOM killer's kills are reported)", size(limits.memory))
             } else if memory.is_some() {
                 format!("{} per bot (cgroup v1 memory controller; the OOM killer's kills are reported)", size(limits.memory))
-            } else {
+            } else if matches!(jail, Ok(true)) {
                 format!(
-                    "{} of address space per process (RLIMIT_AS fallback: {}{})",
+                    "{} per game of a bot, all its processes together: their proportional set sizes, sampled every {} ms from the game's own /proc, and every process of its PID namespace killed when over (the bot loses with `memory limit`); RLIMIT_AS per process besides (no memory cgroup: {}{})",
                     size(limits.memory),
+                    super::memory::INTERVAL.as_millis(),
                     why("memory"),
                     if root { "; no cgroup v1 memory controller either" } else { "" }
+                )
+            } else {
+                format!(
+                    "{} of address space per process (RLIMIT_AS fallback: {}{}{})",
+                    size(limits.memory),
+                    why("memory"),
+                    if root { "; no cgroup v1 memory controller either" } else { "" },
+                    no_jail()
                 )
             },
         },
@@ -220,8 +229,10 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
         active: true,
         detail: if unified.is_some() {
             "turn-based `lines` bots are frozen (`cgroup.freeze`) while the opponent thinks".into()
+        } else if jailed {
+            "turn-based `lines` bots are stopped while the opponent thinks, every process of the game's PID namespace (SIGSTOP sent from inside it: helpers in sessions of their own too)".into()
         } else {
-            "turn-based `lines` bots are stopped (SIGSTOP to the process group) while the opponent thinks".into()
+            "turn-based `lines` bots are stopped (SIGSTOP to the process group, which misses helpers that call setsid()) while the opponent thinks".into()
         },
     });
     protections
