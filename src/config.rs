@@ -79,8 +79,8 @@ pub struct TournamentOptions {
     #[serde(with = "text")]
     pub pass: Rule,
 
-    /// Play only shard I of N of the schedule (`2/4`); merge the shards' `games.csv` with
-    /// `arena standings`.
+    /// Play only shard I of N of the schedule (`2/4`), with the same `--seed` on every shard
+    /// (required); merge the shards' `games.csv` with `arena standings`.
     #[arg(long, value_name = "I/N")]
     #[serde(with = "text_option")]
     pub shard: Option<Shard>,
@@ -230,6 +230,11 @@ impl RunConfig {
     /// and checks the combination; the result is what `tournament.json` records.
     pub fn resolve(mut self) -> Result<RunConfig> {
         let game = self.game;
+        // A seed drawn per shard would split another schedule on each machine: the shards
+        // would overlap and miss games, found only when they are merged.
+        if self.tournament.shard.is_some() && self.tournament.seed.is_none() {
+            bail!("`--shard` needs `--seed`: every shard of a tournament must be given the same `--seed S`, or the shards overlap and cannot be merged");
+        }
         if self.tournament.opening_plies > 0 && !game.has_openings() {
             bail!("`--opening-plies` applies to othello and gomoku, not `{game}`");
         }
