@@ -181,9 +181,9 @@ pub struct SandboxOptions {
     #[arg(long)]
     pub allow_network: bool,
 
-    /// Freeze a `lines` bot while its opponent thinks, `on` or `off`
+    /// Freeze a `lines` bot while its opponent thinks
     /// [default: on for the turn-based games].
-    #[arg(long, value_parser = clap::builder::BoolishValueParser::new())]
+    #[arg(long, value_name = "on|off", value_parser = on_off())]
     pub pause_opponent: Option<bool>,
 
     /// Pass this variable of arena's environment on to every bot (bots get only `PATH`,
@@ -392,6 +392,23 @@ fn absolute(bots: Vec<BotSource>) -> Result<Vec<BotSource>> {
 /// The number of CPUs, for the default `--jobs`.
 pub fn num_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A switch as the command line spells it: `on` or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Switch {
+    // `true` and `false` are still understood (earlier versions took them), but not listed:
+    // the help shows one spelling.
+    #[value(alias = "true")]
+    On,
+    #[value(alias = "false")]
+    Off,
+}
+
+/// Parses `on`/`off` into a `bool`.
+fn on_off() -> impl clap::builder::TypedValueParser<Value = bool> {
+    use clap::builder::TypedValueParser;
+    clap::builder::EnumValueParser::<Switch>::new().map(|s| s == Switch::On)
 }
 
 /// A seed from the clock and the process id, for runs without `--seed`.

@@ -1,0 +1,59 @@
+//! The command line's small promises (issue 18): one spelling per switch in `--help`, one
+//! message when too few bots can play, where `arena entrant`'s table went, and a reader of
+//! stdout that goes away (`| head`) ends nothing badly.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+fn path(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn morra(name: &str) -> String {
+    path(&fixtures("morra").join(name))
+}
+
+/// The lines of `arena run --help` about `flag`, up to the next option.
+fn help_of(flag: &str) -> String {
+    let help = String::from_utf8(arena_ok(&["run", "--help"]).stdout).unwrap();
+    let start = help
+        .find(&format!("      {flag} "))
+        .unwrap_or_else(|| panic!("no `{flag}` in:\n{help}"));
+    let rest = &help[start + flag.len() + 6..];
+    let end = rest.find("\n      --").unwrap_or(rest.len());
+    help[start..start + flag.len() + 6 + end].to_string()
+}
+
+#[test]
+fn pause_opponent_is_on_or_off_in_the_help_and_on_the_command_line_issue_18() {
+    let help = help_of("--pause-opponent");
+    assert!(help.contains("--pause-opponent <on|off>"), "{help}");
+    assert!(help.contains("[possible values: on, off]"), "{help}");
+    assert!(!help.contains("true") && !help.contains("false"), "{help}");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    arena_ok(&[
+        "run",
+        "morra",
+        &morra("det-a"),
+        &morra("det-b"),
+        "--morra-rounds",
+        "3",
+        "--pause-opponent",
+        "off",
+        "--quiet",
+        "--out",
+        &path(&out),
+    ]);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("tournament.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["config"]["sandbox"]["pause_opponent"], false, "{json}");
+    let bad = arena(&["run", "morra", "--pause-opponent", "maybe"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let stderr = String::from_utf8(bad.stderr).unwrap();
+    assert!(stderr.contains("[possible values: on, off]"), "{stderr}");
+}
