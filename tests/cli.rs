@@ -57,3 +57,57 @@ fn pause_opponent_is_on_or_off_in_the_help_and_on_the_command_line_issue_18() {
     let stderr = String::from_utf8(bad.stderr).unwrap();
     assert!(stderr.contains("[possible values: on, off]"), "{stderr}");
 }
+
+#[test]
+fn one_message_when_fewer_than_two_bots_can_play_issue_18() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Left out when loaded: a `bot.toml` with an unknown key.
+    let malformed = tmp.path().join("malformed");
+    std::fs::create_dir(&malformed).unwrap();
+    std::fs::write(
+        malformed.join("bot.toml"),
+        "command = \"./x\"\ncolour = 1\n",
+    )
+    .unwrap();
+    // Left out when prepared: its interpreter does not exist.
+    let missing = tmp.path().join("missing");
+    std::fs::create_dir(&missing).unwrap();
+    std::fs::write(
+        missing.join("bot.toml"),
+        "command = \"no-such-interpreter-xyz bot.pl\"\n",
+    )
+    .unwrap();
+    let mut messages = Vec::new();
+    for (i, bad) in [&malformed, &missing].into_iter().enumerate() {
+        let out = tmp.path().join(format!("out{i}"));
+        let result = arena(&[
+            "run",
+            "morra",
+            &morra("det-a"),
+            &path(bad),
+            "--morra-rounds",
+            "3",
+            "--quiet",
+            "--out",
+            &path(&out),
+        ]);
+        let stderr = String::from_utf8(result.stderr).unwrap();
+        assert_eq!(result.status.code(), Some(1), "{stderr}");
+        let error = stderr
+            .lines()
+            .find(|l| l.starts_with("error: "))
+            .unwrap_or_else(|| panic!("{stderr}"))
+            .to_string();
+        messages.push(error);
+    }
+    let expected =
+        "error: fewer than two bots can play: 1 can, 1 bot left out (see the warnings above)";
+    assert_eq!(messages, [expected, expected]);
+    // With nothing left out, the same words.
+    let result = arena(&["run", "morra", &morra("det-a"), "--quiet"]);
+    let stderr = String::from_utf8(result.stderr).unwrap();
+    assert!(
+        stderr.contains("error: fewer than two bots can play: 1 can\n"),
+        "{stderr}"
+    );
+}

@@ -65,6 +65,19 @@ impl std::fmt::Display for Summary {
     }
 }
 
+/// The one error for a round robin with fewer than two bots that can play, whether the others
+/// were left out when loaded or when prepared.
+fn too_few_bots(playing: usize, left_out: usize) -> anyhow::Error {
+    let mut text = format!("fewer than two bots can play: {playing} can");
+    if left_out > 0 {
+        text.push_str(&format!(
+            ", {} left out (see the warnings above)",
+            plural(left_out, "bot")
+        ));
+    }
+    anyhow::anyhow!(text)
+}
+
 /// `1 game`, `2 games`.
 pub fn plural(n: usize, word: &str) -> String {
     if n == 1 {
@@ -141,15 +154,10 @@ pub async fn run_with<R: Remotes>(config: RunConfig, remotes: Arc<R>) -> Result<
     }
     let specs = loaded.specs;
     if specs.len() + remote_count < 2 && config.tournament.gauntlet.is_empty() {
-        bail!(
-            "a tournament needs at least two bots, got {}{}",
+        return Err(too_few_bots(
             specs.len() + remote_count,
-            if loaded.rejected.is_empty() {
-                ""
-            } else {
-                " that can play (see the warnings above)"
-            }
-        );
+            loaded.rejected.len(),
+        ));
     }
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create `{}`", out.display()))?;
     let lock = OutputLock::acquire(&out)?;
@@ -179,7 +187,10 @@ pub async fn run_with<R: Remotes>(config: RunConfig, remotes: Arc<R>) -> Result<
     }
     // A gauntlet whose candidates all failed still grades them (as never run).
     if bots.len() + remote_count < 2 && references.is_empty() {
-        bail!("fewer than two bots are ready to play (see the warnings above)");
+        return Err(too_few_bots(
+            bots.len() + remote_count,
+            loaded.rejected.len() + excluded.len(),
+        ));
     }
     let mut entries = Vec::new();
     for b in &bots {
