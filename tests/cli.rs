@@ -111,3 +111,89 @@ fn one_message_when_fewer_than_two_bots_can_play_issue_18() {
         "{stderr}"
     );
 }
+
+/// Runs `arena args` with its stdout a pipe whose reader has gone, as `arena ... | head -1`
+/// leaves it once `head` has its line.
+fn with_stdout_closed(args: &[&str]) -> std::process::Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// Ended quietly: exit 0 (or 141, killed by `SIGPIPE` as a shell reports it), no panic.
+fn assert_quiet_end(what: &str, output: &std::process::Output) {
+    use std::os::unix::process::ExitStatusExt;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.code() == Some(0) || output.status.signal() == Some(libc::SIGPIPE),
+        "`{what}` with stdout closed: {}\n{stderr}",
+        output.status
+    );
+    assert!(!stderr.contains("Broken pipe"), "`{what}`:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "`{what}`:\n{stderr}");
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_nothing_badly_issue_18() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let (a, b, out_s) = (morra("det-a"), morra("det-b"), path(&out));
+    let run = [
+        "run",
+        "morra",
+        &a,
+        &b,
+        "--morra-rounds",
+        "3",
+        "--quiet",
+        "--out",
+        &out_s,
+    ];
+    assert_quiet_end("arena run", &with_stdout_closed(&run));
+    // The tournament was written whole all the same.
+    assert!(out.join("report.html").exists());
+    assert_eq!(games(&out).len(), 1);
+    let csv = path(&out.join("games.csv"));
+    assert_quiet_end("arena standings", &with_stdout_closed(&["standings", &csv]));
+    let merged = path(&tmp.path().join("merged"));
+    assert_quiet_end(
+        "arena standings --out",
+        &with_stdout_closed(&["standings", &csv, "--out", &merged]),
+    );
+    assert!(tmp.path().join("merged/standings.csv").exists());
+    assert_quiet_end("arena doctor", &with_stdout_closed(&["doctor"]));
+    assert_quiet_end("arena entrant", &with_stdout_closed(&["entrant", "alice"]));
+}
+
+#[test]
+fn arena_entrant_says_where_the_table_went_issue_18() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("class.toml");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["entrant", "alice"])
+        .stdout(std::fs::File::create(&file).unwrap())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let table = std::fs::read_to_string(&file).unwrap();
+    assert!(table.contains("name = \"alice\""), "{table}");
+    assert!(
+        stderr.contains(&format!(
+            "only its hash is in the `[[entrant]]` table written to `{}`",
+            file.canonicalize().unwrap().display()
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("table below"), "{stderr}");
+    // Into a pipe: the pipe is named.
+    let piped = arena_ok(&["entrant", "bob"]);
+    let stderr = String::from_utf8(piped.stderr).unwrap();
+    assert!(stderr.contains("table written to a pipe"), "{stderr}");
+}

@@ -130,10 +130,7 @@ pub fn main() -> Result<()> {
                 .context("cannot start the async runtime")?;
             runtime.block_on(play::play(opts))
         }
-        Command::Doctor => {
-            doctor::run();
-            Ok(())
-        }
+        Command::Doctor => doctor::run(),
         Command::Resume(args) => {
             let (jobs, quiet) = (args.jobs, args.quiet);
             let dir = args.dir.clone();

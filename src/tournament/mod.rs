@@ -541,13 +541,15 @@ async fn finish<R: Remotes>(
                 .collect(),
         },
     )?;
-    print!(
+    crate::stdout::print(format_args!(
         "{}\n{}",
         export::markdown::standings(&written.standings),
         export::markdown::crosstable(&written.standings)
-    );
+    ))
+    .context("cannot write the standings to stdout")?;
     if let Some(grades) = &written.grades {
-        print!("\n{}", export::grades::markdown(grades));
+        crate::stdout::print(format_args!("\n{}", export::grades::markdown(grades)))
+            .context("cannot write the grades to stdout")?;
     }
     Ok(Summary {
         played: records.len() - before,
