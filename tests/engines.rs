@@ -88,6 +88,23 @@ fn an_inline_engine_needs_no_directory() {
     assert!(rows.iter().any(|r| r["bot_a"] == "gtp-rhino"), "{rows:?}");
 }
 
+#[test]
+fn two_levels_of_one_inline_engine_play_each_other_by_name_issue_18() {
+    let _timing = shared();
+    require_gtp_rhino();
+    let bots = [
+        format!("gtp:rhino-1={GTP_RHINO} --level 1"),
+        format!("gtp:rhino-2={GTP_RHINO} --level 2"),
+    ];
+    let rows = clean_round_robin("othello", &bots, &["--games", "2", "--move-time", "5s"]);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for row in &rows {
+        let mut pair = [row["bot_a"].as_str(), row["bot_b"].as_str()];
+        pair.sort();
+        assert_eq!(pair, ["rhino-1", "rhino-2"], "{row:?}");
+    }
+}
+
 /// A strict fixture engine's log: the errors and notes it wrote about arena's side of the
 /// protocol.
 fn complaints(out_log: &str) -> Vec<String> {
