@@ -321,6 +321,18 @@ impl RunConfig {
         }
     }
 
+    /// How each bot plays a game of this run (the seed and tag are each game's).
+    pub fn player_settings(&self) -> crate::player::process::PlayerSettings {
+        crate::player::process::PlayerSettings {
+            game: self.game.name(),
+            seed: 0,
+            limits: self.move_limits(),
+            max_moves: self.game.max_moves(&self.rules),
+            pause: self.pause_opponent(),
+            tag: String::new(),
+        }
+    }
+
     /// The sandbox's limits for every bot (`bot.toml` may change them per bot).
     pub fn sandbox_limits(&self) -> crate::sandbox::Limits {
         crate::sandbox::Limits {

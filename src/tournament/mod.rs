@@ -15,7 +15,7 @@ use crate::bot::workspace::Workspace;
 
 use crate::config::RunConfig;
 use crate::export;
-use crate::player::process::PlayerSettings;
+use crate::player::check::check_engines;
 use crate::results::games::{read_games, GameRecord, GameResult, GamesWriter, Reason};
 use crate::sandbox::Sandbox;
 use crate::schedule::{round_robin, Pairing};
@@ -178,7 +178,14 @@ pub async fn run_with<R: Remotes>(config: RunConfig, remotes: Arc<R>) -> Result<
         .iter()
         .map(|s| s.name.clone())
         .collect();
-    let (bots, excluded) = workspace.prepare_all(specs, config.jobs()).await?;
+    let (bots, mut excluded) = workspace.prepare_all(specs, config.jobs()).await?;
+    let bots = check_engines(
+        bots,
+        &mut excluded,
+        &config.player_settings(),
+        config.jobs(),
+    )
+    .await;
     for (spec, reason) in &excluded {
         if references.contains(&spec.name) {
             bail!("reference bot `{}` cannot play: {reason}", spec.name);
@@ -299,7 +306,9 @@ pub async fn resume_with<R: Remotes>(
             .with_context(|| format!("cannot remove `{}`", work.display()))?;
     }
     let workspace = workspace(&info.config, true)?;
-    let (bots, excluded) = workspace.prepare_all(specs, info.config.jobs()).await?;
+    let (bots, mut excluded) = workspace.prepare_all(specs, info.config.jobs()).await?;
+    let settings = info.config.player_settings();
+    let bots = check_engines(bots, &mut excluded, &settings, info.config.jobs()).await;
     if let Some((spec, reason)) = excluded.first() {
         bail!(
             "bot `{}` played in the tournament but cannot play now: {reason}",
@@ -432,14 +441,7 @@ async fn finish<R: Remotes>(
         bots,
         instances,
         config.instances(),
-        PlayerSettings {
-            game: config.game.name(),
-            seed: 0,
-            limits,
-            max_moves: config.game.max_moves(&config.rules),
-            pause: config.pause_opponent(),
-            tag: String::new(),
-        },
+        config.player_settings(),
     );
     let seats = Arc::new(Mixed::new(lineup, Arc::clone(&remotes), config.jobs()));
     // Friendly games may be asked for from now; the schedule's games wait for the start.
