@@ -1,7 +1,7 @@
 //! `arena play`: a person at the terminal against a bot, through the same referee, limits and
 //! sandbox as a tournament's games.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 
 use crate::bot::workspace::Workspace;
 use crate::bot::BotSpec;
@@ -31,17 +31,21 @@ pub async fn play(opts: PlayOptions) -> Result<()> {
     let name = spec.name.clone();
     let workspace = Workspace::for_one_bot(Sandbox::probe(opts.sandbox, false), "play")?;
     let bot = workspace.prepare_one(spec).await?;
-    let mut machine = ProcessPlayer::new(
-        std::sync::Arc::clone(&bot),
-        PlayerSettings {
-            game: opts.game.name(),
-            seed: opts.seed,
-            limits: opts.limits,
-            max_moves: opts.game.max_moves(&opts.config),
-            pause: false,
-            tag: "play".to_string(),
-        },
-    );
+    let settings = PlayerSettings {
+        game: opts.game.name(),
+        seed: opts.seed,
+        limits: opts.limits,
+        max_moves: opts.game.max_moves(&opts.config),
+        pause: false,
+        tag: "play".to_string(),
+    };
+    // An engine that refuses its settings is found before the person's first move.
+    let mut refused = Vec::new();
+    let check = crate::player::check::check_engines(vec![bot], &mut refused, &settings, 1);
+    let Some(bot) = check.await.pop() else {
+        bail!("bot `{name}` cannot play: {}", refused[0].1);
+    };
+    let mut machine = ProcessPlayer::new(std::sync::Arc::clone(&bot), settings);
     let human = opts.human;
     let mut person = Human::new(tokio::io::stdin(), opts.game, human);
     let mut rules = opts.game.new_game(&opts.config);
