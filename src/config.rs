@@ -29,7 +29,8 @@ pub struct RunConfig {
     pub game: GameKind,
 
     /// Bot directories (with a `bot.toml`), executables, or inline `PROTOCOL:COMMAND`
-    /// (`'gtp:/usr/games/gtp-rhino'`) [default: everything in `bots/<GAME>/`].
+    /// (`'gtp:/usr/games/gtp-rhino'`), named with `PROTOCOL:NAME=COMMAND`
+    /// (`'gtp:rhino-1=/usr/games/gtp-rhino -l 1'`) [default: everything in `bots/<GAME>/`].
     pub bots: Vec<BotSource>,
 
     #[command(flatten, next_help_heading = "Tournament")]

@@ -53,7 +53,7 @@ pub struct PlayArgs {
     #[arg(value_enum)]
     pub game: GameKind,
 
-    /// The bot: a directory with a `bot.toml`, an executable, or `PROTOCOL:COMMAND`.
+    /// The bot: a directory with a `bot.toml`, an executable, or `PROTOCOL:[NAME=]COMMAND`.
     pub bot: crate::bot::BotSource,
 
     /// Move first (the default).
