@@ -4,7 +4,7 @@
 //!
 //! Run with `cargo bench --bench turn_overhead`. Side by side in one run, interleaved: (a) the
 //! floor (ping-pong), (b) `arena run numeron` with the default sandbox, `--pause-opponent` on
-//! and replays, (c) the same with `--pause-opponent false`, (d) the same with `--no-replays`.
+//! and replays, (c) the same with `--pause-opponent off`, (d) the same with `--no-replays`.
 //! Prints medians and the ratios against (a) (target for b/a: at most 2). Two ratios per
 //! variant: the whole run (arena's start-up, bot preparation and report included) and the
 //! cost of one more game, from runs of `GAMES` and `3 × GAMES` games: (T(3G) − T(G)) / 2G,
@@ -166,8 +166,8 @@ fn main() {
     let variants: [(&str, &[&str]); 3] = [
         ("(b) arena, sandbox + pause + replays:", &[]),
         (
-            "(c) arena, --pause-opponent false:",
-            &["--pause-opponent", "false"],
+            "(c) arena, --pause-opponent off:",
+            &["--pause-opponent", "off"],
         ),
         ("(d) arena, --no-replays:", &["--no-replays"]),
     ];

@@ -29,7 +29,8 @@ pub struct RunConfig {
     pub game: GameKind,
 
     /// Bot directories (with a `bot.toml`), executables, or inline `PROTOCOL:COMMAND`
-    /// (`'gtp:/usr/games/gtp-rhino'`) [default: everything in `bots/<GAME>/`].
+    /// (`'gtp:/usr/games/gtp-rhino'`), named with `PROTOCOL:NAME=COMMAND`
+    /// (`'gtp:rhino-1=/usr/games/gtp-rhino -l 1'`) [default: everything in `bots/<GAME>/`].
     pub bots: Vec<BotSource>,
 
     #[command(flatten, next_help_heading = "Tournament")]
@@ -79,8 +80,8 @@ pub struct TournamentOptions {
     #[serde(with = "text")]
     pub pass: Rule,
 
-    /// Play only shard I of N of the schedule (`2/4`); merge the shards' `games.csv` with
-    /// `arena standings`.
+    /// Play only shard I of N of the schedule (`2/4`), with the same `--seed` on every shard
+    /// (required); merge the shards' `games.csv` with `arena standings`.
     #[arg(long, value_name = "I/N")]
     #[serde(with = "text_option")]
     pub shard: Option<Shard>,
@@ -181,9 +182,9 @@ pub struct SandboxOptions {
     #[arg(long)]
     pub allow_network: bool,
 
-    /// Freeze a `lines` bot while its opponent thinks, `on` or `off`
+    /// Freeze a `lines` bot while its opponent thinks
     /// [default: on for the turn-based games].
-    #[arg(long, value_parser = clap::builder::BoolishValueParser::new())]
+    #[arg(long, value_name = "on|off", value_parser = on_off())]
     pub pause_opponent: Option<bool>,
 
     /// Pass this variable of arena's environment on to every bot (bots get only `PATH`,
@@ -230,6 +231,11 @@ impl RunConfig {
     /// and checks the combination; the result is what `tournament.json` records.
     pub fn resolve(mut self) -> Result<RunConfig> {
         let game = self.game;
+        // A seed drawn per shard would split another schedule on each machine: the shards
+        // would overlap and miss games, found only when they are merged.
+        if self.tournament.shard.is_some() && self.tournament.seed.is_none() {
+            bail!("`--shard` needs `--seed`: every shard of a tournament must be given the same `--seed S`, or the shards overlap and cannot be merged");
+        }
         if self.tournament.opening_plies > 0 && !game.has_openings() {
             bail!("`--opening-plies` applies to othello and gomoku, not `{game}`");
         }
@@ -316,6 +322,18 @@ impl RunConfig {
         }
     }
 
+    /// How each bot plays a game of this run (the seed and tag are each game's).
+    pub fn player_settings(&self) -> crate::player::process::PlayerSettings {
+        crate::player::process::PlayerSettings {
+            game: self.game.name(),
+            seed: 0,
+            limits: self.move_limits(),
+            max_moves: self.game.max_moves(&self.rules),
+            pause: self.pause_opponent(),
+            tag: String::new(),
+        }
+    }
+
     /// The sandbox's limits for every bot (`bot.toml` may change them per bot).
     pub fn sandbox_limits(&self) -> crate::sandbox::Limits {
         crate::sandbox::Limits {
@@ -387,6 +405,23 @@ fn absolute(bots: Vec<BotSource>) -> Result<Vec<BotSource>> {
 /// The number of CPUs, for the default `--jobs`.
 pub fn num_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// A switch as the command line spells it: `on` or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Switch {
+    // `true` and `false` are still understood (earlier versions took them), but not listed:
+    // the help shows one spelling.
+    #[value(alias = "true")]
+    On,
+    #[value(alias = "false")]
+    Off,
+}
+
+/// Parses `on`/`off` into a `bool`.
+fn on_off() -> impl clap::builder::TypedValueParser<Value = bool> {
+    use clap::builder::TypedValueParser;
+    clap::builder::EnumValueParser::<Switch>::new().map(|s| s == Switch::On)
 }
 
 /// A seed from the clock and the process id, for runs without `--seed`.

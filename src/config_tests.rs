@@ -54,7 +54,7 @@ fn every_option_survives_a_round_trip_through_json() {
         "--no-sandbox",
         "--allow-network",
         "--pause-opponent",
-        "false",
+        "off",
         "--out",
         "o",
         "--no-replays",

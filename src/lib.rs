@@ -3,7 +3,7 @@
 //! The flow of a run: [`cli`] turns arguments into options; [`tournament`] prepares the
 //! [`bot`]s, follows the [`schedule`], and has the [`referee`] play each game by the rules in
 //! [`game`] between [`player`]s; every game becomes a row of [`results`]; [`standings`] and
-//! [`export`] turn rows into tables.
+//! [`export`] turn rows into tables; data reaches stdout through [`stdout`].
 
 pub mod bot;
 pub mod cli;
@@ -19,4 +19,5 @@ pub mod sandbox;
 pub mod schedule;
 pub mod serve;
 pub mod standings;
+pub mod stdout;
 pub mod tournament;

@@ -88,6 +88,75 @@ fn an_inline_engine_needs_no_directory() {
     assert!(rows.iter().any(|r| r["bot_a"] == "gtp-rhino"), "{rows:?}");
 }
 
+#[test]
+fn two_levels_of_one_inline_engine_play_each_other_by_name_issue_18() {
+    let _timing = shared();
+    require_gtp_rhino();
+    let bots = [
+        format!("gtp:rhino-1={GTP_RHINO} --level 1"),
+        format!("gtp:rhino-2={GTP_RHINO} --level 2"),
+    ];
+    let rows = clean_round_robin("othello", &bots, &["--games", "2", "--move-time", "5s"]);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for row in &rows {
+        let mut pair = [row["bot_a"].as_str(), row["bot_b"].as_str()];
+        pair.sort();
+        assert_eq!(pair, ["rhino-1", "rhino-2"], "{row:?}");
+    }
+}
+
+#[test]
+fn an_option_the_engine_refuses_leaves_it_out_before_the_first_game_issue_18() {
+    let _timing = shared();
+    require_gtp_rhino();
+    require_python3(); // the bundled Othello bots
+    let tmp = tempfile::tempdir().unwrap();
+    // GRhino takes its level on the command line (`--level 3`), not as a GTP command.
+    let rhino = tmp.path().join("rhino-level");
+    std::fs::create_dir(&rhino).unwrap();
+    std::fs::write(
+        rhino.join("bot.toml"),
+        format!("command = \"{GTP_RHINO}\"\nprotocol = \"gtp\"\noptions = {{ level = 3 }}\n"),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let result = arena(&[
+        "run",
+        "othello",
+        &path(rhino),
+        &path(bundled("othello").join("random")),
+        &path(bundled("othello").join("greedy")),
+        "--games",
+        "2",
+        "--quiet",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    let stderr = String::from_utf8(result.stderr).unwrap();
+    assert!(result.status.success(), "{stderr}");
+    let warning = stderr
+        .lines()
+        .find(|l| l.starts_with("warning: bot `rhino-level` is left out: "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        warning.contains("the engine answered `? unknown command` to `level 3` (from `options` in `bot.toml`); the commands it accepts (`list_commands`): protocol_version, name, "),
+        "{warning}"
+    );
+    assert!(warning.contains(", genmove, "), "{warning}");
+    // Not one game was lost to it: the others played theirs.
+    let rows = games(&out);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows
+        .iter()
+        .all(|r| r["bot_a"] != "rhino-level" && r["bot_b"] != "rhino-level"));
+    let info: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("tournament.json")).unwrap())
+            .unwrap();
+    assert_eq!(info["excluded"][0]["name"], "rhino-level", "{info}");
+    let log = std::fs::read_to_string(out.join("logs/rhino-level.log")).unwrap();
+    assert!(log.contains("left out: the engine answered"), "{log}");
+}
+
 /// A strict fixture engine's log: the errors and notes it wrote about arena's side of the
 /// protocol.
 fn complaints(out_log: &str) -> Vec<String> {

@@ -80,6 +80,32 @@ fn shards_merge_into_the_tables_of_a_single_run() {
 }
 
 #[test]
+fn a_shard_without_a_seed_is_refused_before_any_game_issue_18() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("shard-1");
+    let bots = ["det-a", "det-b"].map(morra);
+    let result = arena(&[
+        "run",
+        "morra",
+        &bots[0],
+        &bots[1],
+        "--morra-rounds",
+        "4",
+        "--shard",
+        "1/2",
+        "--out",
+        &path(&out),
+    ]);
+    let stderr = String::from_utf8(result.stderr).unwrap();
+    assert_eq!(result.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error: `--shard` needs `--seed`") && stderr.contains("cannot be merged"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "no game is played: {stderr}");
+}
+
+#[test]
 fn a_gauntlet_plays_only_candidates_against_references_and_grades_them() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");

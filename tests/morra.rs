@@ -420,7 +420,7 @@ fn a_malformed_bot_manifest_leaves_the_bot_out_with_the_file_named() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("error: a tournament needs at least two bots, got 1 that can play"),
+        stderr.contains("error: fewer than two bots can play: 1 can, 1 bot left out"),
         "{stderr}"
     );
     assert!(stderr.contains("telepathy"), "{stderr}");

@@ -116,3 +116,39 @@ fn the_bot_losing_by_a_failure_is_explained() {
         "{out}"
     );
 }
+
+#[test]
+fn an_engine_that_refuses_its_options_is_refused_before_the_first_move_issue_18() {
+    require_gtp_rhino();
+    let tmp = tempfile::tempdir().unwrap();
+    let rhino = tmp.path().join("rhino");
+    std::fs::create_dir(&rhino).unwrap();
+    std::fs::write(
+        rhino.join("bot.toml"),
+        format!("command = \"{GTP_RHINO}\"\nprotocol = \"gtp\"\noptions = {{ level = 3 }}\n"),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["play", "othello", rhino.to_str().unwrap(), "--second"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "error: bot `rhino` cannot play: the engine answered `? unknown command` to `level 3`"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("(`list_commands`): protocol_version"),
+        "{stderr}"
+    );
+    // No game was started: no board was drawn.
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -123,3 +123,40 @@ fn the_readme_examples_run_as_shown_issue_13() {
     }
     assert!(ran.iter().any(|c| c.contains("mybot.pl")));
 }
+
+/// The packages `.ci/run` installs when their program is missing (`missing+=(PACKAGE)`).
+fn ci_packages() -> Vec<String> {
+    let ci =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/run")).unwrap();
+    let mut packages = Vec::new();
+    for (i, _) in ci.match_indices("missing+=(") {
+        let rest = &ci[i + "missing+=(".len()..];
+        let list = &rest[..rest.find(')').unwrap()];
+        packages.extend(list.split_whitespace().map(String::from));
+    }
+    packages
+}
+
+#[test]
+fn the_quick_start_installs_every_package_the_tests_need_issue_18() {
+    let text = readme();
+    let start = text.find("## Quick start").unwrap();
+    let quick = &text[start..start + text[start..].find("\n## ").unwrap()];
+    let install = block(quick, "## Quick start", "sh");
+    let line = install
+        .lines()
+        .find(|l| l.contains("apt-get install"))
+        .unwrap_or_else(|| panic!("no `apt-get install` line in the Quick start:\n{quick}"));
+    let named: Vec<&str> = line.split_whitespace().collect();
+    let packages = ci_packages();
+    assert!(packages.len() >= 7, "{packages:?}");
+    for package in &packages {
+        assert!(
+            named.contains(&package.as_str()),
+            "the Quick start's `{line}` does not name `{package}`, which `.ci/run` installs"
+        );
+    }
+    // And before the Usage section calls it `arena`, the Quick start says how to get it.
+    assert!(quick.contains("cargo install --path ."), "{quick}");
+    assert!(quick.contains("target/release/arena"), "{quick}");
+}

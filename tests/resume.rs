@@ -234,7 +234,7 @@ fn a_run_with_every_option_set_resumes_to_the_same_outputs_issue_10() {
         "--log-limit",
         "64KiB",
         "--pause-opponent",
-        "false",
+        "off",
         "--anchor",
         "det-a",
         "--morra-rounds",

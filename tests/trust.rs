@@ -291,6 +291,63 @@ fn bots_that_cannot_start_are_left_out_before_the_first_game() {
 }
 
 #[test]
+fn python3_in_command_is_the_python3_of_the_bots_path_issue_18() {
+    require_python3();
+    let tmp = tempfile::tempdir().unwrap();
+    // arena's `PATH` starts with a `python3` of its own, in a private directory, as a pyenv
+    // shim under root's home does; it is not the Python bots get.
+    let shims = tmp.path().join("home/.pyenv/shims");
+    std::fs::create_dir_all(&shims).unwrap();
+    let fake = shims.join("python3");
+    std::fs::write(&fake, "#!/bin/sh\necho fake python3 >&2\nexit 3\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(
+        tmp.path().join("home"),
+        std::fs::Permissions::from_mode(0o700),
+    )
+    .unwrap();
+    let script = "import sys\nprint('0 0')\n";
+    // Named in `command`, and run through `#!/usr/bin/env python3`: the same interpreter.
+    let named = tmp.path().join("named");
+    std::fs::create_dir(&named).unwrap();
+    std::fs::write(named.join("bot.toml"), "command = \"python3 bot.py\"\n").unwrap();
+    std::fs::write(named.join("bot.py"), script).unwrap();
+    let env = tmp.path().join("env");
+    std::fs::create_dir(&env).unwrap();
+    std::fs::write(env.join("bot.toml"), "command = \"./bot.py\"\n").unwrap();
+    std::fs::write(
+        env.join("bot.py"),
+        format!("#!/usr/bin/env python3\n{script}"),
+    )
+    .unwrap();
+    std::fs::set_permissions(env.join("bot.py"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", shims.display(), std::env::var("PATH").unwrap());
+    let out = tmp.path().join("out");
+    let result = run(&[named, env], &out, &[], &[("PATH", &path)]);
+    let err = stderr(&result);
+    assert!(result.status.success(), "{err}");
+    assert!(!err.contains("left out"), "{err}");
+    let rows = games(&out);
+    assert_eq!(rows.len(), 1, "{err}");
+    assert_eq!(rows[0]["reason"], "normal", "{rows:?}");
+    let info: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("tournament.json")).unwrap())
+            .unwrap();
+    let named = info["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == "named")
+        .unwrap();
+    let program = named["program"].as_str().unwrap();
+    assert_ne!(program, fake.display().to_string());
+    assert!(
+        ["/usr/local/bin/python3", "/usr/bin/python3", "/bin/python3"].contains(&program),
+        "{program}"
+    );
+}
+
+#[test]
 fn hostile_names_and_huge_values_are_refused_or_tamed() {
     let tmp = tempfile::tempdir().unwrap();
     let bots: Vec<PathBuf> = ["cgroup.procs", "..", "a/b", "tasks"]

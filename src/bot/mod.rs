@@ -16,11 +16,13 @@ pub mod copy;
 pub mod log;
 pub mod preflight;
 pub mod prepare;
+mod source;
 mod walk;
 pub mod workspace;
 
 use checks::{check_env, check_overrides};
 pub use checksums::checksums;
+pub use source::BotSource;
 
 /// The name of a bot directory's manifest.
 pub const MANIFEST: &str = "bot.toml";
@@ -84,79 +86,6 @@ impl std::str::FromStr for Protocol {
     fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
         <Protocol as clap::ValueEnum>::from_str(s, true)
             .map_err(|_| format!("unknown protocol `{s}`"))
-    }
-}
-
-/// A bot as named on the command line: a directory or executable, or an inline
-/// `PROTOCOL:COMMAND` (`gtp:/usr/games/gtp-rhino --level 3`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BotSource {
-    /// A directory with a `bot.toml`, or an executable file.
-    Path(PathBuf),
-    /// A command and the protocol it speaks, with no directory of its own.
-    Inline { protocol: Protocol, command: String },
-}
-
-impl BotSource {
-    /// The source with a path made absolute, so it means the same from any directory.
-    pub fn absolute(self) -> Result<BotSource> {
-        match self {
-            BotSource::Path(path) => Ok(BotSource::Path(
-                std::path::absolute(&path)
-                    .with_context(|| format!("cannot resolve `{}`", path.display()))?,
-            )),
-            inline => Ok(inline),
-        }
-    }
-
-    /// The path of a bot with files of its own.
-    pub fn path(&self) -> Option<&Path> {
-        match self {
-            BotSource::Path(path) => Some(path),
-            BotSource::Inline { .. } => None,
-        }
-    }
-}
-
-impl std::str::FromStr for BotSource {
-    type Err = String;
-
-    /// An existing path is a path; otherwise `PROTOCOL:COMMAND` with a known protocol is an
-    /// inline bot; anything else is a path (that loading will report as missing).
-    fn from_str(text: &str) -> std::result::Result<Self, Self::Err> {
-        if !Path::new(text).exists() {
-            if let Some((protocol, command)) = text.split_once(':') {
-                if let Ok(protocol) = protocol.parse::<Protocol>() {
-                    return Ok(BotSource::Inline {
-                        protocol,
-                        command: command.to_string(),
-                    });
-                }
-            }
-        }
-        Ok(BotSource::Path(PathBuf::from(text)))
-    }
-}
-
-impl fmt::Display for BotSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BotSource::Path(path) => write!(f, "{}", path.display()),
-            BotSource::Inline { protocol, command } => write!(f, "{protocol}:{command}"),
-        }
-    }
-}
-
-impl Serialize for BotSource {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for BotSource {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -292,7 +221,11 @@ impl BotSpec {
     pub fn load(source: &BotSource, game: GameKind) -> Result<BotSpec> {
         match source {
             BotSource::Path(path) => Self::load_path(path, game),
-            BotSource::Inline { protocol, command } => Self::inline(*protocol, command, game),
+            BotSource::Inline {
+                protocol,
+                name,
+                command,
+            } => Self::inline(*protocol, name.as_deref(), command, game),
         }
     }
 
@@ -332,18 +265,35 @@ impl BotSpec {
         }
     }
 
-    /// A bot given as `PROTOCOL:COMMAND`, named after its command line.
-    fn inline(protocol: Protocol, command: &str, game: GameKind) -> Result<BotSpec> {
-        let text = format!("{protocol}:{command}");
+    /// A bot given as `PROTOCOL:COMMAND`, named after its command line, or as
+    /// `PROTOCOL:NAME=COMMAND`.
+    fn inline(
+        protocol: Protocol,
+        name: Option<&str>,
+        command: &str,
+        game: GameKind,
+    ) -> Result<BotSpec> {
+        let text = match name {
+            Some(name) => format!("{protocol}:{name}={command}"),
+            None => format!("{protocol}:{command}"),
+        };
         check_protocol(protocol, game).map_err(|e| anyhow::anyhow!("bot `{text}`: {e}"))?;
         let words = split_command(command).with_context(|| format!("bot `{text}`: bad command"))?;
-        let program = Path::new(&words[0])
-            .file_name()
-            .map_or(words[0].clone(), |n| n.to_string_lossy().into_owned());
-        let name = std::iter::once(program)
-            .chain(words[1..].iter().cloned())
-            .collect::<Vec<_>>()
-            .join(" ");
+        let name = match name {
+            Some(name) => {
+                check_name(name).map_err(|e| anyhow::anyhow!("bot `{text}`: {e}"))?;
+                name.to_string()
+            }
+            None => {
+                let program = Path::new(&words[0])
+                    .file_name()
+                    .map_or(words[0].clone(), |n| n.to_string_lossy().into_owned());
+                std::iter::once(program)
+                    .chain(words[1..].iter().cloned())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
+        };
         Ok(BotSpec {
             name,
             source: PathBuf::from(text),
@@ -395,18 +345,7 @@ impl BotSpec {
                 .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .with_context(|| format!("bot `{}` has no usable name", dir.display()))?,
         };
-        if name.trim().is_empty() || name.chars().any(char::is_control) {
-            bail!(
-                "`{}`: `name` must be printable and not empty",
-                path.display()
-            );
-        }
-        if name.chars().count() > MAX_NAME {
-            bail!(
-                "`{}`: `name` is longer than {MAX_NAME} characters",
-                path.display()
-            );
-        }
+        check_name(&name).map_err(|e| anyhow::anyhow!("`{}`: {e}", path.display()))?;
         let size = |value: &Option<Size>, key: &str| {
             value
                 .as_ref()
@@ -454,6 +393,17 @@ impl BotSpec {
 
 /// The longest bot name, in characters.
 pub const MAX_NAME: usize = 100;
+
+/// Refuses a bot name that is empty, unprintable or too long.
+fn check_name(name: &str) -> std::result::Result<(), String> {
+    if name.trim().is_empty() || name.chars().any(char::is_control) {
+        return Err("`name` must be printable and not empty".into());
+    }
+    if name.chars().count() > MAX_NAME {
+        return Err(format!("`name` is longer than {MAX_NAME} characters"));
+    }
+    Ok(())
+}
 
 /// Refuses an engine protocol for another game than its own.
 fn check_protocol(protocol: Protocol, game: GameKind) -> std::result::Result<(), String> {

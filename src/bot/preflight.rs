@@ -98,6 +98,24 @@ pub fn lookup(program: &str, path: &str) -> Option<PathBuf> {
         })
 }
 
+/// Finds a bare program name (`python3`) as a bot's `#!/usr/bin/env python3` does: on the
+/// bots' system `PATH` ([`SYSTEM_PATH`]) first, so that `command = "python3 bot.py"` runs the
+/// interpreter that line runs, and not one found first on arena's `PATH` (`operator`), such as
+/// a pyenv shim under a home directory bots cannot read; then on arena's `PATH`, for a program
+/// installed only there, whose directory then joins the bots' `PATH` ([`bot_path`]).
+pub fn find_program(program: &str, operator: &std::ffi::OsStr) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    lookup(program, SYSTEM_PATH).or_else(|| {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        std::env::split_paths(operator)
+            .map(|dir| cwd.join(dir).join(program))
+            .find(|p| {
+                std::fs::metadata(p)
+                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            })
+    })
+}
+
 /// The advice for a program bots cannot reach: the system's copy if there is one.
 pub fn unreachable(named: &str, path: &Path, why: &str) -> String {
     let base = path.file_name().and_then(|n| n.to_str()).unwrap_or(named);
@@ -150,5 +168,23 @@ mod tests {
         assert_eq!(path, format!("{SYSTEM_PATH}:/opt/py/bin"));
         assert!(lookup("sh", SYSTEM_PATH).is_some());
         assert!(lookup("no-such-program-xyz", SYSTEM_PATH).is_none());
+    }
+
+    #[test]
+    fn bare_names_are_found_on_the_bots_path_before_arenas() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["sh", "only-here-xyz"] {
+            let fake = dir.path().join(name);
+            std::fs::write(&fake, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let operator = std::ffi::OsString::from(format!("{}:/usr/bin", dir.path().display()));
+        assert_eq!(find_program("sh", &operator), lookup("sh", SYSTEM_PATH));
+        assert_eq!(
+            find_program("only-here-xyz", &operator),
+            Some(dir.path().join("only-here-xyz"))
+        );
+        assert_eq!(find_program("no-such-program-xyz", &operator), None);
     }
 }

@@ -346,7 +346,8 @@ async fn run_build(
 const LOG_WAIT: Duration = Duration::from_millis(500);
 
 /// Resolves a command's program like a shell would: a name with a slash is a path (relative
-/// to the bot's directory), any other name is looked up on `PATH`.
+/// to the bot's directory), any other name is looked up as bots look it up, the system
+/// directories first, then arena's `PATH` ([`preflight::find_program`]).
 pub fn resolve_program(program: &str, workdir: &Path) -> std::result::Result<PathBuf, String> {
     if program.contains('/') {
         // `./bot` names the same file as `bot`; keep resolved paths free of `/./`.
@@ -359,11 +360,7 @@ pub fn resolve_program(program: &str, workdir: &Path) -> std::result::Result<Pat
             Err(_) => Err(format!("`{program}` does not exist in the bot's directory")),
         };
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let cwd = std::env::current_dir().unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|dir| cwd.join(dir).join(program))
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| super::is_executable(&m)))
+    preflight::find_program(program, &std::env::var_os("PATH").unwrap_or_default())
         .ok_or_else(|| format!("`{program}` is not found on PATH"))
 }
 

@@ -53,7 +53,7 @@ pub struct PlayArgs {
     #[arg(value_enum)]
     pub game: GameKind,
 
-    /// The bot: a directory with a `bot.toml`, an executable, or `PROTOCOL:COMMAND`.
+    /// The bot: a directory with a `bot.toml`, an executable, or `PROTOCOL:[NAME=]COMMAND`.
     pub bot: crate::bot::BotSource,
 
     /// Move first (the default).
@@ -130,10 +130,7 @@ pub fn main() -> Result<()> {
                 .context("cannot start the async runtime")?;
             runtime.block_on(play::play(opts))
         }
-        Command::Doctor => {
-            doctor::run();
-            Ok(())
-        }
+        Command::Doctor => doctor::run(),
         Command::Resume(args) => {
             let (jobs, quiet) = (args.jobs, args.quiet);
             let dir = args.dir.clone();

@@ -1,7 +1,7 @@
 //! `arena play`: a person at the terminal against a bot, through the same referee, limits and
 //! sandbox as a tournament's games.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 
 use crate::bot::workspace::Workspace;
 use crate::bot::BotSpec;
@@ -10,6 +10,7 @@ use crate::player::human::{hint, side, unicode, Human};
 use crate::player::process::{MoveLimits, PlayerSettings, ProcessPlayer};
 use crate::referee;
 use crate::sandbox::{Limits, Sandbox};
+use crate::stdout::say;
 
 /// What `arena play` needs.
 #[derive(Debug, Clone)]
@@ -30,33 +31,40 @@ pub async fn play(opts: PlayOptions) -> Result<()> {
     let name = spec.name.clone();
     let workspace = Workspace::for_one_bot(Sandbox::probe(opts.sandbox, false), "play")?;
     let bot = workspace.prepare_one(spec).await?;
-    let mut machine = ProcessPlayer::new(
-        std::sync::Arc::clone(&bot),
-        PlayerSettings {
-            game: opts.game.name(),
-            seed: opts.seed,
-            limits: opts.limits,
-            max_moves: opts.game.max_moves(&opts.config),
-            pause: false,
-            tag: "play".to_string(),
-        },
-    );
+    let settings = PlayerSettings {
+        game: opts.game.name(),
+        seed: opts.seed,
+        limits: opts.limits,
+        max_moves: opts.game.max_moves(&opts.config),
+        pause: false,
+        tag: "play".to_string(),
+    };
+    // An engine that refuses its settings is found before the person's first move.
+    let mut refused = Vec::new();
+    let check = crate::player::check::check_engines(vec![bot], &mut refused, &settings, 1);
+    let Some(bot) = check.await.pop() else {
+        bail!("bot `{name}` cannot play: {}", refused[0].1);
+    };
+    let mut machine = ProcessPlayer::new(std::sync::Arc::clone(&bot), settings);
     let human = opts.human;
     let mut person = Human::new(tokio::io::stdin(), opts.game, human);
     let mut rules = opts.game.new_game(&opts.config);
-    println!(
-        "{} against `{name}`: you are {} ({}). {} Type `quit` to stop.\n",
+    say(format_args!(
+        "{} against `{name}`: you are {} ({}). {} Type `quit` to stop.\n\n",
         opts.game,
         side(opts.game, human),
         if human == Seat::A { "first" } else { "second" },
         hint(opts.game)
-    );
+    ));
     let bot_seat = human.other();
     let mut show = |e: referee::Exchange<'_>| {
         // The bot's Numer0n secret stays hidden until the end.
         let secret = e.request.first().is_some_and(|f| f == "secret");
         if let (true, Ok(reply), None, false) = (e.seat == bot_seat, e.reply, e.fault, secret) {
-            println!("The bot plays {reply} ({:.2} s).\n", e.think.as_secs_f64());
+            say(format_args!(
+                "The bot plays {reply} ({:.2} s).\n\n",
+                e.think.as_secs_f64()
+            ));
         }
     };
     let outcome = match human {
@@ -84,15 +92,15 @@ pub async fn play(opts: PlayOptions) -> Result<()> {
     drop(machine);
     workspace.close(vec![bot])?;
 
-    println!("{}", unicode(&rules.render(), opts.game));
+    say(format_args!("{}\n", unicode(&rules.render(), opts.game)));
     let bot_fault = outcome.faults[bot_seat.index()].as_deref();
     match (person.quit, bot_fault) {
-        (true, _) => println!("You stopped the game."),
-        (false, Some(why)) => println!("`{name}` loses: {why}. You win!"),
+        (true, _) => say(format_args!("You stopped the game.\n")),
+        (false, Some(why)) => say(format_args!("`{name}` loses: {why}. You win!\n")),
         (false, None) => match rules.winner() {
-            Some(Winner::Seat(seat)) if seat == human => println!("You win!"),
-            Some(Winner::Seat(_)) => println!("`{name}` wins."),
-            _ => println!("A draw."),
+            Some(Winner::Seat(seat)) if seat == human => say(format_args!("You win!\n")),
+            Some(Winner::Seat(_)) => say(format_args!("`{name}` wins.\n")),
+            _ => say(format_args!("A draw.\n")),
         },
     }
     Ok(())

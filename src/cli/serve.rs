@@ -1,7 +1,7 @@
 //! `arena serve` and `arena entrant`: a tournament of local bots and remote entrants, and a
 //! token for a new entrant.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 
 use crate::config::{RunConfig, ServeOptions};
@@ -40,10 +40,15 @@ pub struct EntrantArgs {
 pub fn entrant(args: EntrantArgs) -> Result<()> {
     check_name(&args.name)?;
     let token = new_token()?;
+    // Redirected (`>> class.toml`), the table is not below the token: say where it went.
+    let place = match crate::stdout::destination() {
+        None => "in the table below".to_string(),
+        Some(place) => format!("in the `[[entrant]]` table written to {place}"),
+    };
     eprintln!(
-        "token for `{}` (give it to them; only its hash is in the table below): {token}",
+        "token for `{}` (give it to them; only its hash is {place}): {token}",
         args.name
     );
-    print!("{}", table(&args.name, &token));
-    Ok(())
+    crate::stdout::print(format_args!("{}", table(&args.name, &token)))
+        .context("cannot write the entrant's table to stdout")
 }

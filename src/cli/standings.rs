@@ -95,28 +95,33 @@ pub fn run(args: StandingsArgs) -> Result<()> {
         Some(dir) => {
             let options = report_options(&args, &games, dir, gauntlet, replays);
             let written = export::write_all(dir, &games, &options)?;
-            print_tables(&written.standings);
+            print_tables(&written.standings)?;
             if let Some(grades) = &written.grades {
-                print!("\n{}", export::grades::markdown(grades));
+                print_grades(grades)?;
             }
             return Ok(());
         }
         None => export::rated_standings(&games, args.anchor.as_deref())?.0,
     };
-    print_tables(&table);
+    print_tables(&table)?;
     if let Some(g) = &gauntlet {
-        let grades = crate::standings::grades::compute(&games, g);
-        print!("\n{}", export::grades::markdown(&grades));
+        print_grades(&crate::standings::grades::compute(&games, g))?;
     }
     Ok(())
 }
 
-fn print_tables(table: &crate::standings::Standings) {
-    print!(
+fn print_tables(table: &crate::standings::Standings) -> Result<()> {
+    crate::stdout::print(format_args!(
         "{}\n{}",
         export::markdown::standings(table),
         export::markdown::crosstable(table)
-    );
+    ))
+    .context("cannot write the standings to stdout")
+}
+
+fn print_grades(grades: &crate::standings::grades::Grades) -> Result<()> {
+    crate::stdout::print(format_args!("\n{}", export::grades::markdown(grades)))
+        .context("cannot write the grades to stdout")
 }
 
 /// Whether the CSVs may be merged: one game throughout, and one run or the shards of one

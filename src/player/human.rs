@@ -1,12 +1,11 @@
 //! A person at the terminal as a player: sees the board, types moves, gets another try after
 //! an illegal one, and may type `quit`.
 
-use std::io::Write;
-
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader, Lines};
 
 use super::{Failure, Player, Request};
 use crate::game::{GameKind, Seat};
+use crate::stdout::say;
 
 /// A person playing through lines of text (the terminal, or a pipe in tests).
 pub struct Human<R> {
@@ -35,18 +34,17 @@ impl<R: AsyncRead + Unpin + Send> Human<R> {
 impl<R: AsyncRead + Unpin + Send> Player for Human<R> {
     async fn ask(&mut self, request: Request<'_>) -> Result<String, Failure> {
         if !self.retrying {
-            println!(
-                "{}",
+            say(format_args!(
+                "{}\n",
                 unicode(&request.rules.render_for(self.seat), self.game)
-            );
+            ));
         }
         self.retrying = false;
-        print!("{}: ", prompt(self.game, request.fields));
-        let _ = std::io::stdout().flush();
+        say(format_args!("{}: ", prompt(self.game, request.fields)));
         let line = match self.input.next_line().await {
             Ok(Some(line)) => line,
             Ok(None) | Err(_) => {
-                println!();
+                say(format_args!("\n"));
                 self.quit = true;
                 return Err(Failure::Resigned);
             }
@@ -65,7 +63,9 @@ impl<R: AsyncRead + Unpin + Send> Player for Human<R> {
 
     fn rejected(&mut self, why: &str) {
         // A person gets another try, not a loss.
-        println!("That is not a legal move: {why}. Try again.");
+        say(format_args!(
+            "That is not a legal move: {why}. Try again.\n"
+        ));
         self.retrying = true;
     }
 

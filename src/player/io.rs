@@ -1,6 +1,7 @@
 //! The bytes between arena and a bot's processes: request lines out, replies in, with the
-//! size limit on replies and pipes that are always drained.
+//! size limit on replies and pipes that are always drained; the C strings it starts with.
 
+use std::ffi::CString;
 use std::process::ExitStatus;
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
@@ -94,6 +95,37 @@ pub(crate) async fn read_line<R: AsyncBufRead + Unpin>(
         if found {
             return Ok(String::from_utf8_lossy(&line).trim().to_string());
         }
+    }
+}
+
+/// A C string from bytes; an interior NUL (which no real path, argument or variable can hold
+/// on Unix) is dropped.
+pub(super) fn c_string(bytes: &[u8]) -> CString {
+    CString::new(
+        bytes
+            .iter()
+            .copied()
+            .filter(|&b| b != 0)
+            .collect::<Vec<u8>>(),
+    )
+    .expect("NUL bytes were removed")
+}
+
+/// `KEY=value` for an environment block.
+pub(super) fn c_pair(key: &[u8], value: &[u8]) -> Option<CString> {
+    let mut pair = key.to_vec();
+    pair.push(b'=');
+    pair.extend_from_slice(value);
+    CString::new(pair).ok()
+}
+
+/// Describes how a process ended, for crash reports.
+pub fn describe_exit(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        _ => status.to_string(),
     }
 }
 

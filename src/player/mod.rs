@@ -9,6 +9,7 @@ use std::future::Future;
 use crate::game::{Rules, Seat};
 use crate::results::games::Reason;
 
+pub mod check;
 pub mod engine;
 pub mod human;
 mod io;

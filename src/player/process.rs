@@ -19,8 +19,9 @@ use crate::player::{Failure, Player, Request};
 use crate::sandbox::spawn::{kill_group, spawn, Proc, SpawnSpec};
 use crate::sandbox::Cage;
 
-use super::io::collect;
+pub use super::io::describe_exit;
 pub(crate) use super::io::read_line;
+use super::io::{c_pair, c_string, collect};
 pub use super::io::{encode_line, MAX_REPLY};
 /// How long a `lines` bot may take to exit after its stdin is closed at the end of a game.
 pub const EXIT_GRACE: Duration = Duration::from_millis(200);
@@ -44,16 +45,6 @@ pub struct MoveLimits {
     pub engine_startup: Duration,
 }
 
-/// Describes how a process ended, for crash reports.
-pub fn describe_exit(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exited with status {code}"),
-        (None, Some(signal)) => format!("killed by signal {signal}"),
-        _ => status.to_string(),
-    }
-}
-
 /// The instant `time` from now; a time too long to add (a tampered `tournament.json`) is a
 /// year, which no game lasts.
 fn after(time: Duration) -> Instant {
@@ -61,27 +52,6 @@ fn after(time: Duration) -> Instant {
     now.checked_add(time)
         .or_else(|| now.checked_add(Duration::from_secs(365 * 24 * 3600)))
         .unwrap_or(now)
-}
-
-/// A C string from bytes; an interior NUL (which no real path, argument or variable can hold
-/// on Unix) is dropped.
-fn c_string(bytes: &[u8]) -> CString {
-    CString::new(
-        bytes
-            .iter()
-            .copied()
-            .filter(|&b| b != 0)
-            .collect::<Vec<u8>>(),
-    )
-    .expect("NUL bytes were removed")
-}
-
-/// `KEY=value` for an environment block.
-fn c_pair(key: &[u8], value: &[u8]) -> Option<CString> {
-    let mut pair = key.to_vec();
-    pair.push(b'=');
-    pair.extend_from_slice(value);
-    CString::new(pair).ok()
 }
 
 /// How a bot plays one game.
@@ -462,6 +432,39 @@ impl ProcessPlayer {
             Err(_) => Err(Failure::Timeout),
         };
         self.after_move(result).await
+    }
+
+    /// Before the first game: starts an engine, checks its handshake and settings
+    /// ([`Engine::check`]) and ends it; the reason it cannot play if it refuses them or fails.
+    /// A check longer than `--engine-startup` is only noted (a busy machine is no reason to
+    /// leave an engine out): its games will tell.
+    pub async fn check_engine(&mut self) -> Result<(), String> {
+        if self.engine.is_none() {
+            return Ok(());
+        }
+        let checked = match self.start_session() {
+            Ok(_) => {
+                let session = self.session.as_mut().expect("the session was just started");
+                let mut io = EngineIo {
+                    stdin: session.stdin.as_mut().expect("stdin is piped"),
+                    stdout: &mut session.stdout,
+                    log: &self.bot.log,
+                };
+                let startup = self.settings.limits.engine_startup;
+                let engine = self.engine.as_mut().expect("checked above");
+                let check = tokio::time::timeout(startup, engine.check(&mut io)).await;
+                check.unwrap_or_else(|_| {
+                    let startup = humantime::format_duration(startup);
+                    io.log.note(&format!(
+                        "check before the first game: no handshake within --engine-startup {startup}"
+                    ));
+                    Ok(())
+                })
+            }
+            Err(failure) => Err(failure.detail()),
+        };
+        self.finish().await;
+        checked
     }
 
     /// After a move of a per-game process: pause it until its next turn, or, if the move

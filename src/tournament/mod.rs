@@ -15,7 +15,7 @@ use crate::bot::workspace::Workspace;
 
 use crate::config::RunConfig;
 use crate::export;
-use crate::player::process::PlayerSettings;
+use crate::player::check::check_engines;
 use crate::results::games::{read_games, GameRecord, GameResult, GamesWriter, Reason};
 use crate::sandbox::Sandbox;
 use crate::schedule::{round_robin, Pairing};
@@ -63,6 +63,19 @@ impl std::fmt::Display for Summary {
         }
         Ok(())
     }
+}
+
+/// The one error for a round robin with fewer than two bots that can play, whether the others
+/// were left out when loaded or when prepared.
+fn too_few_bots(playing: usize, left_out: usize) -> anyhow::Error {
+    let mut text = format!("fewer than two bots can play: {playing} can");
+    if left_out > 0 {
+        text.push_str(&format!(
+            ", {} left out (see the warnings above)",
+            plural(left_out, "bot")
+        ));
+    }
+    anyhow::anyhow!(text)
 }
 
 /// `1 game`, `2 games`.
@@ -141,15 +154,10 @@ pub async fn run_with<R: Remotes>(config: RunConfig, remotes: Arc<R>) -> Result<
     }
     let specs = loaded.specs;
     if specs.len() + remote_count < 2 && config.tournament.gauntlet.is_empty() {
-        bail!(
-            "a tournament needs at least two bots, got {}{}",
+        return Err(too_few_bots(
             specs.len() + remote_count,
-            if loaded.rejected.is_empty() {
-                ""
-            } else {
-                " that can play (see the warnings above)"
-            }
-        );
+            loaded.rejected.len(),
+        ));
     }
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create `{}`", out.display()))?;
     let lock = OutputLock::acquire(&out)?;
@@ -170,7 +178,14 @@ pub async fn run_with<R: Remotes>(config: RunConfig, remotes: Arc<R>) -> Result<
         .iter()
         .map(|s| s.name.clone())
         .collect();
-    let (bots, excluded) = workspace.prepare_all(specs, config.jobs()).await?;
+    let (bots, mut excluded) = workspace.prepare_all(specs, config.jobs()).await?;
+    let bots = check_engines(
+        bots,
+        &mut excluded,
+        &config.player_settings(),
+        config.jobs(),
+    )
+    .await;
     for (spec, reason) in &excluded {
         if references.contains(&spec.name) {
             bail!("reference bot `{}` cannot play: {reason}", spec.name);
@@ -179,7 +194,10 @@ pub async fn run_with<R: Remotes>(config: RunConfig, remotes: Arc<R>) -> Result<
     }
     // A gauntlet whose candidates all failed still grades them (as never run).
     if bots.len() + remote_count < 2 && references.is_empty() {
-        bail!("fewer than two bots are ready to play (see the warnings above)");
+        return Err(too_few_bots(
+            bots.len() + remote_count,
+            loaded.rejected.len() + excluded.len(),
+        ));
     }
     let mut entries = Vec::new();
     for b in &bots {
@@ -288,7 +306,9 @@ pub async fn resume_with<R: Remotes>(
             .with_context(|| format!("cannot remove `{}`", work.display()))?;
     }
     let workspace = workspace(&info.config, true)?;
-    let (bots, excluded) = workspace.prepare_all(specs, info.config.jobs()).await?;
+    let (bots, mut excluded) = workspace.prepare_all(specs, info.config.jobs()).await?;
+    let settings = info.config.player_settings();
+    let bots = check_engines(bots, &mut excluded, &settings, info.config.jobs()).await;
     if let Some((spec, reason)) = excluded.first() {
         bail!(
             "bot `{}` played in the tournament but cannot play now: {reason}",
@@ -421,14 +441,7 @@ async fn finish<R: Remotes>(
         bots,
         instances,
         config.instances(),
-        PlayerSettings {
-            game: config.game.name(),
-            seed: 0,
-            limits,
-            max_moves: config.game.max_moves(&config.rules),
-            pause: config.pause_opponent(),
-            tag: String::new(),
-        },
+        config.player_settings(),
     );
     let seats = Arc::new(Mixed::new(lineup, Arc::clone(&remotes), config.jobs()));
     // Friendly games may be asked for from now; the schedule's games wait for the start.
@@ -530,13 +543,15 @@ async fn finish<R: Remotes>(
                 .collect(),
         },
     )?;
-    print!(
+    crate::stdout::print(format_args!(
         "{}\n{}",
         export::markdown::standings(&written.standings),
         export::markdown::crosstable(&written.standings)
-    );
+    ))
+    .context("cannot write the standings to stdout")?;
     if let Some(grades) = &written.grades {
-        print!("\n{}", export::grades::markdown(grades));
+        crate::stdout::print(format_args!("\n{}", export::grades::markdown(grades)))
+            .context("cannot write the grades to stdout")?;
     }
     Ok(Summary {
         played: records.len() - before,

@@ -13,6 +13,23 @@ pub fn gtp_seconds(move_ms: u64) -> u64 {
 
 impl Engine {
     pub(super) async fn gtp_start(&mut self, io: &mut EngineIo<'_>) -> Result<(), Failure> {
+        if let Some((command, answer)) = self.gtp_settings(io).await? {
+            return Err(Failure::Crash(format!(
+                "rejected `{command}`: `? {answer}`"
+            )));
+        }
+        // Canadian byo-yomi with no main time and one stone per period: every move has the
+        // move time, and unused time is not kept. An engine without a clock may refuse it.
+        let command = format!("time_settings 0 {} 1", gtp_seconds(self.setup.move_ms));
+        self.gtp_optional(io, &command).await
+    }
+
+    /// The handshake and the settings (`options`, `init`): the first command the engine
+    /// refused, with its answer.
+    async fn gtp_settings(
+        &mut self,
+        io: &mut EngineIo<'_>,
+    ) -> Result<Option<(String, String)>, Failure> {
         // The handshake: any answer will do (`?` from an engine without the command too).
         let _ = gtp_command(io, "protocol_version").await?;
         let mut commands = vec!["boardsize 8".to_string(), "clear_board".to_string()];
@@ -20,13 +37,41 @@ impl Engine {
         commands.extend(self.setup.init.iter().cloned());
         for command in commands {
             if let Err(e) = gtp_command(io, &command).await? {
-                return Err(Failure::Crash(format!("rejected `{command}`: `? {e}`")));
+                return Ok(Some((command, e)));
             }
         }
-        // Canadian byo-yomi with no main time and one stone per period: every move has the
-        // move time, and unused time is not kept. An engine without a clock may refuse it.
-        let command = format!("time_settings 0 {} 1", gtp_seconds(self.setup.move_ms));
-        self.gtp_optional(io, &command).await
+        Ok(None)
+    }
+
+    /// Before the first game: the handshake and the settings; for a refused one, the
+    /// engine's answer and the commands it accepts (`list_commands`, or else whether it
+    /// knows the command, `known_command`).
+    pub(super) async fn gtp_check(&mut self, io: &mut EngineIo<'_>) -> Result<(), String> {
+        let refused = self.gtp_settings(io).await.map_err(|f| f.detail())?;
+        let Some((command, answer)) = refused else {
+            return Ok(());
+        };
+        let word = command.split_whitespace().next().unwrap_or_default();
+        let from = if self.setup.options.iter().any(|(k, _)| k == word) {
+            " (from `options` in `bot.toml`)"
+        } else if self.setup.init.contains(&command) {
+            " (from `init` in `bot.toml`)"
+        } else {
+            ""
+        };
+        let accepts = match gtp_response(io, "list_commands").await {
+            Ok(Ok(list)) => format!(
+                "; the commands it accepts (`list_commands`): {}",
+                list.join(", ")
+            ),
+            _ => match gtp_command(io, &format!("known_command {word}")).await {
+                Ok(Ok(known)) => format!("; `known_command {word}` answers `{known}`"),
+                _ => String::new(),
+            },
+        };
+        Err(format!(
+            "the engine answered `? {answer}` to `{command}`{from}{accepts}"
+        ))
     }
 
     /// A command an engine may refuse: `?` is noted in its log, not a failure.
@@ -72,11 +117,23 @@ impl Engine {
     }
 }
 
-/// One GTP command and its answer: `Ok(text)` for `= text`, `Err(text)` for `? text`.
+/// One GTP command and its answer: `Ok(text)` for `= text`, `Err(text)` for `? text`; of a
+/// multi-line answer, the first line.
 async fn gtp_command(
     io: &mut EngineIo<'_>,
     command: &str,
 ) -> Result<Result<String, String>, Failure> {
+    Ok(match gtp_response(io, command).await? {
+        Ok(lines) => Ok(lines.into_iter().next().unwrap_or_default()),
+        Err(text) => Err(text),
+    })
+}
+
+/// One GTP command and its whole answer: `Ok(lines)` for `= ...`, `Err(text)` for `? text`.
+async fn gtp_response(
+    io: &mut EngineIo<'_>,
+    command: &str,
+) -> Result<Result<Vec<String>, String>, Failure> {
     io.send(command).await?;
     loop {
         let line = io.recv().await?;
@@ -90,12 +147,15 @@ async fn gtp_command(
             .trim_start_matches(|c: char| c.is_ascii_digit())
             .trim()
             .to_string();
+        let mut lines = vec![text];
         loop {
-            if io.recv().await?.trim().is_empty() {
+            let more = io.recv().await?;
+            if more.trim().is_empty() {
                 break;
             }
+            lines.push(more.trim().to_string());
         }
-        return Ok(if ok { Ok(text) } else { Err(text) });
+        return Ok(if ok { Ok(lines) } else { Err(lines.join(" ")) });
     }
 }
 

@@ -121,6 +121,19 @@ impl Engine {
         Ok(())
     }
 
+    /// Before the first game: the handshake and the settings, as [`Engine::start`] does them;
+    /// the reason the engine cannot play if it fails. A GTP engine that refuses a setting is
+    /// asked which commands it accepts (`list_commands`); Gomocup's `INFO` and NBoard's `set`
+    /// have no answer, so for those the handshake is what is checked.
+    pub async fn check(&mut self, io: &mut EngineIo<'_>) -> Result<(), String> {
+        match self.protocol {
+            Protocol::Gtp => self.gtp_check(io).await?,
+            _ => self.start(io).await.map_err(|f| f.detail())?,
+        }
+        self.started = true;
+        Ok(())
+    }
+
     /// Tells the engine the clock and the moves it has not seen, and asks for its move, in
     /// the game's notation. The handshake must be done.
     pub async fn ask(
