@@ -72,7 +72,7 @@ const FIRST_WAIT: Duration = Duration::from_millis(250);
 /// The longest wait between two connections.
 const MAX_WAIT: Duration = Duration::from_secs(8);
 
-/// Failed connections in a row before giving up (about 30 s of waiting in all).
+/// Failed connections in a row before giving up (about 24 s of waiting in all).
 const MAX_FAILURES: u32 = 8;
 
 /// The wait before the next connection: doubled after each failure, back to the first after

@@ -55,6 +55,7 @@ pub async fn accept(listener: TcpListener, hub: Arc<Hub>, http: Front) {
                 };
             }
             if first == Protocol::Silent {
+                drop(pass);
                 return turn_away_with(stream, SILENT).await;
             }
             let pass = match pass.next(Stage::Lines) {
@@ -87,7 +88,7 @@ async fn turn_away_with(stream: TcpStream, line: &str) {
 enum Protocol {
     Lines,
     Http,
-    /// Nothing came within the handshake time.
+    /// Nothing came within the first bytes' time.
     Silent,
 }
 
