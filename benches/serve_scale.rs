@@ -21,8 +21,9 @@
 //!    side is timed here from the first `GAME` to the server's exit (its reports included, as
 //!    the local run's are; the local run also holds the preparation of its bots).
 //!
-//! Run without `--bench` (`cargo test --benches`), it only checks that everything works, on
-//! tiny sizes.
+//! Every run has time limits far above what a move takes (`--move-time 10s --startup-time
+//! 60s`), so a loaded machine slows it down instead of making it fail. Run without `--bench`
+//! (`cargo test --benches`), it only checks that everything works, on tiny sizes.
 //!
 //! Measured here (2 cores; the default sizes: 1,000 connections; 40 entrants, 780 games of 50
 //! rounds, 78,000 moves): 1,000 handshakes answered `OK` in 61 ms, server peak RSS 16.8 MB
@@ -68,6 +69,10 @@ int main(void) {
 }
 "#;
 
+/// Time limits far above what a move takes, so that a loaded machine (200 games at once)
+/// slows the figures down instead of losing games on time and failing the run.
+const LIMITS: [&str; 4] = ["--move-time", "10s", "--startup-time", "60s"];
+
 /// The loopback addresses the clients connect from (all of `127.0.0.0/8` is loopback on
 /// Linux): the server lets one address have only so many connections in their handshake.
 const SOURCES: u8 = 4;
@@ -111,6 +116,7 @@ fn serve(file: &Path, out: &Path, extra: &[String]) -> (Child, u16) {
         .arg("--out")
         .arg(out)
         .args(["--seed", "1", "--quiet", "--no-sandbox"])
+        .args(LIMITS)
         .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -395,6 +401,7 @@ fn local(bots: &[PathBuf], out: &Path, rounds: u32, jobs: u32, extra: &[&str]) -
         .args(["run", "morra"])
         .args(bots.iter().map(|b| format!("lines:{}", b.display())))
         .args(["--seed", "1", "--quiet", "--jobs", &jobs.to_string()])
+        .args(LIMITS)
         .args(["--morra-rounds", &rounds.to_string()])
         .arg("--out")
         .arg(out)
