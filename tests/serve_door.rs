@@ -162,6 +162,13 @@ fn a_flood_from_one_address_locks_out_neither_the_page_nor_other_entrants_and_ex
     assert_eq!(get_from(VISITOR, port, "/api/tournament"), 200);
     let player = std::thread::spawn(move || entrant(VISITOR, port, "real"));
     assert_eq!(player.join().unwrap(), 1);
+    // (The entrant may hear `END` a moment before the game is written.)
+    let written = Instant::now() + Duration::from_secs(20);
+    let games_csv = tmp.path().join("out/games.csv");
+    while !std::fs::read_to_string(&games_csv).is_ok_and(|t| t.lines().count() == 2) {
+        assert!(Instant::now() < written, "the game was not written");
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let rows = games(&tmp.path().join("out"));
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert_eq!(rows[0]["reason"], "normal", "{rows:?}");

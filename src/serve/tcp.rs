@@ -21,6 +21,10 @@ use super::hub::{Assignment, Hub};
 /// has come.
 const PEEK_TIME: Duration = Duration::from_secs(1);
 
+/// How long a new connection may be silent before it counts among those waiting for their
+/// first bytes.
+const AT_ONCE: Duration = Duration::from_millis(100);
+
 /// The longest `HELLO` line.
 const MAX_HELLO: usize = 1024;
 
@@ -38,27 +42,33 @@ pub async fn accept(listener: TcpListener, hub: Arc<Hub>, http: Front) {
                 continue;
             }
         };
-        let pass = gate.enter(Stage::FirstBytes, peer.ip());
-        let hub = Arc::clone(&hub);
-        let http = http.clone();
+        let (hub, http, gate) = (Arc::clone(&hub), http.clone(), gate.clone());
         tokio::spawn(async move {
             let _ = stream.set_nodelay(true);
-            let pass = match pass {
-                Ok(pass) => pass,
-                Err(refused) => return turn_away(stream, refused).await,
+            let peer = peer.ip();
+            // Most clients speak at once: only a connection silent for a moment takes a place
+            // among those waiting for their first bytes (so that a burst the server is slow
+            // to take in is not counted as idle).
+            let spoke = tokio::time::timeout(AT_ONCE, stream.peek(&mut [0u8; 1])).await;
+            let pass = match spoke {
+                Ok(_) => None,
+                Err(_) => match gate.enter(Stage::FirstBytes, peer) {
+                    Ok(pass) => Some(pass),
+                    Err(refused) => return turn_away(stream, refused).await,
+                },
             };
             let first = protocol(&stream).await;
+            drop(pass);
             if first == Protocol::Http {
-                return match pass.next(Stage::Http) {
+                return match gate.enter(Stage::Http, peer) {
                     Ok(pass) => http.serve(stream, pass).await,
                     Err(refused) => http::turn_away(stream, refused).await,
                 };
             }
             if first == Protocol::Silent {
-                drop(pass);
                 return turn_away_with(stream, SILENT).await;
             }
-            let pass = match pass.next(Stage::Lines) {
+            let pass = match gate.enter(Stage::Lines, peer) {
                 Ok(pass) => pass,
                 Err(refused) => return turn_away(stream, refused).await,
             };
