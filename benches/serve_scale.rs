@@ -4,11 +4,14 @@
 //! Run with `cargo bench --bench serve_scale`. Prints:
 //! 1. **Connections:** `CONNECTIONS` (default 1,000) TCP connections spread over entrants (at
 //!    most 50 each, the server keeps 64 waiting per entrant) complete `HELLO` and wait on one
-//!    server; whether all got `OK`, how long the handshakes took (at most 128 in flight, the
-//!    server refuses more than 256) and the server's peak RSS (`VmHWM`) with all of them open.
+//!    server; whether all got `OK`, how long the handshakes took (at most 128 in flight, from 4
+//!    loopback addresses: the server lets one address have 32 connections in their handshake)
+//!    and the server's peak RSS (`VmHWM`) with all of them open.
 //! 2. **Remote games:** a round robin of `ENTRANTS` (default 40) remote entrants only, `ROUNDS`
 //!    Morra rounds (default 50) a game, `--jobs 200`, each entrant with one connection per game
-//!    it has, the client (tokio, two threads) answering every request with `1 1`: moves per
+//!    it has, the client (tokio, two threads) answering every request with `1 1` and taking a
+//!    server that is gone (refused, reset or closed before `OK`: it exits after its last game,
+//!    while the clients of the last games are connecting again) as its end: moves per
 //!    second (replies sent / the playing phase, first `GAME` to last game's end), the latency
 //!    from sending a reply to receiving the next request (median, 99th percentile), the most
 //!    games under way at once (seen by the client), and the server's peak RSS.
@@ -18,8 +21,9 @@
 //!    side is timed here from the first `GAME` to the server's exit (its reports included, as
 //!    the local run's are; the local run also holds the preparation of its bots).
 //!
-//! Run without `--bench` (`cargo test --benches`), it only checks that everything works, on
-//! tiny sizes.
+//! Every run has time limits far above what a move takes (`--move-time 10s --startup-time
+//! 60s`), so a loaded machine slows it down instead of making it fail. Run without `--bench`
+//! (`cargo test --benches`), it only checks that everything works, on tiny sizes.
 //!
 //! Measured here (2 cores; the default sizes: 1,000 connections; 40 entrants, 780 games of 50
 //! rounds, 78,000 moves): 1,000 handshakes answered `OK` in 61 ms, server peak RSS 16.8 MB
@@ -45,7 +49,6 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader as AsyncBufReader};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::net::TcpStream;
 use tokio::sync::Semaphore;
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
@@ -66,8 +69,24 @@ int main(void) {
 }
 "#;
 
-/// Handshakes in flight at once (the server answers `busy` beyond 256).
-const HANDSHAKES: usize = 128;
+/// Time limits far above what a move takes, so that a loaded machine (200 games at once)
+/// slows the figures down instead of losing games on time and failing the run.
+const LIMITS: [&str; 4] = ["--move-time", "10s", "--startup-time", "60s"];
+
+/// The loopback addresses the clients connect from (all of `127.0.0.0/8` is loopback on
+/// Linux): the server lets one address have only so many connections in their handshake.
+const SOURCES: u8 = 4;
+
+/// Handshakes in flight at once: each source address as many as the server lets it have.
+const HANDSHAKES: usize = SOURCES as usize * arena::serve::gate::MAX_PER_ADDRESS;
+
+/// One gate per source address, each with the handshakes it may have in flight.
+type Gates = Arc<Vec<Semaphore>>;
+
+fn gates() -> Gates {
+    let per = arena::serve::gate::MAX_PER_ADDRESS;
+    Arc::new((0..SOURCES).map(|_| Semaphore::new(per)).collect())
+}
 
 fn token(name: &str) -> String {
     format!("token-{name}")
@@ -97,6 +116,7 @@ fn serve(file: &Path, out: &Path, extra: &[String]) -> (Child, u16) {
         .arg("--out")
         .arg(out)
         .args(["--seed", "1", "--quiet", "--no-sandbox"])
+        .args(LIMITS)
         .args(extra)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -141,18 +161,26 @@ struct Conn {
     writer: OwnedWriteHalf,
 }
 
-/// Connects and says `HELLO`; the connection and the server's answer.
-async fn hello(port: u16, name: &str, gate: &Semaphore) -> (Conn, String) {
-    let _permit = gate.acquire().await.unwrap();
-    let stream = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+/// Connects from source address `source` and says `HELLO`; the connection and the server's
+/// answer, or `None` if the server is not there (refused, or closed before answering: at its
+/// end, the server exits after its last game while clients may still be connecting).
+async fn hello(port: u16, name: &str, gates: &Gates, source: usize) -> Option<(Conn, String)> {
+    let _permit = gates[source].acquire().await.unwrap();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket
+        .bind(([127, 0, 0, 1 + source as u8], 0).into())
+        .unwrap();
+    let stream = socket.connect(([127, 0, 0, 1], port).into()).await.ok()?;
     stream.set_nodelay(true).unwrap();
     let (r, mut writer) = stream.into_split();
     let mut reader = AsyncBufReader::new(r);
     let line = format!("HELLO {name} {}\n", token(name));
-    writer.write_all(line.as_bytes()).await.unwrap();
+    writer.write_all(line.as_bytes()).await.ok()?;
     let mut answer = String::new();
-    reader.read_line(&mut answer).await.unwrap();
-    (Conn { reader, writer }, answer.trim_end().to_string())
+    if reader.read_line(&mut answer).await.unwrap_or(0) == 0 {
+        return None;
+    }
+    Some((Conn { reader, writer }, answer.trim_end().to_string()))
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -178,19 +206,20 @@ fn connections(dir: &Path, count: usize) {
     entrants(&file, &names);
     let (mut server, port) = serve(&file, &dir.join("waiting"), &[]);
     let rt = runtime();
-    let gate = Arc::new(Semaphore::new(HANDSHAKES));
+    let gates = gates();
     let started = Instant::now();
     let conns: Vec<(Conn, String)> = rt.block_on(async {
         let tasks: Vec<_> = (0..count)
             .map(|i| {
                 let name = names[i % n].clone();
-                let gate = Arc::clone(&gate);
-                tokio::spawn(async move { hello(port, &name, &gate).await })
+                let gates = Arc::clone(&gates);
+                let source = i % SOURCES as usize;
+                tokio::spawn(async move { hello(port, &name, &gates, source).await })
             })
             .collect();
         let mut conns = Vec::new();
         for t in tasks {
-            conns.push(t.await.unwrap());
+            conns.push(t.await.unwrap().expect("the server is listening"));
         }
         conns
     });
@@ -232,21 +261,25 @@ struct Remote {
     rss_kb: u64,
 }
 
-/// One connection after another for `name` until `END`; the latencies seen.
+/// One connection after another for `name` until `END`, or until the server is gone after
+/// its end (whether every game was played is checked in `games.csv`); the latencies seen.
 async fn client(
     port: u16,
     name: String,
-    gate: Arc<Semaphore>,
+    (gates, source): (Gates, usize),
     games: Arc<Mutex<Games>>,
     replies: Arc<AtomicU64>,
 ) -> Vec<Duration> {
     let mut latencies = Vec::new();
     let mut line = String::new();
     loop {
-        let (mut c, ok) = hello(port, &name, &gate).await;
+        let Some((mut c, ok)) = hello(port, &name, &gates, source).await else {
+            return latencies;
+        };
         assert!(ok.starts_with("OK "), "{name}: {ok}");
         line.clear();
-        c.reader.read_line(&mut line).await.unwrap();
+        // A reset (the server exiting) is its end too.
+        c.reader.read_line(&mut line).await.unwrap_or(0);
         if line.is_empty() || line.starts_with("END") {
             return latencies;
         }
@@ -306,7 +339,7 @@ fn remote(dir: &Path, names: &[String], rounds: u32, jobs: u32) -> Remote {
     let sampler = watch_peaks(server.id(), Arc::clone(&stop));
     // One connection per game an entrant has (the server keeps 64 waiting per entrant).
     let per = (names.len() - 1).min(64);
-    let gate = Arc::new(Semaphore::new(HANDSHAKES));
+    let gates = gates();
     let games = Arc::new(Mutex::new(Games::default()));
     let replies = Arc::new(AtomicU64::new(0));
     let rt = runtime();
@@ -314,10 +347,11 @@ fn remote(dir: &Path, names: &[String], rounds: u32, jobs: u32) -> Remote {
         let mut tasks = Vec::new();
         for _ in 0..per {
             for name in names {
+                let source = tasks.len() % SOURCES as usize;
                 tasks.push(tokio::spawn(client(
                     port,
                     name.clone(),
-                    Arc::clone(&gate),
+                    (Arc::clone(&gates), source),
                     Arc::clone(&games),
                     Arc::clone(&replies),
                 )));
@@ -367,6 +401,7 @@ fn local(bots: &[PathBuf], out: &Path, rounds: u32, jobs: u32, extra: &[&str]) -
         .args(["run", "morra"])
         .args(bots.iter().map(|b| format!("lines:{}", b.display())))
         .args(["--seed", "1", "--quiet", "--jobs", &jobs.to_string()])
+        .args(LIMITS)
         .args(["--morra-rounds", &rounds.to_string()])
         .arg("--out")
         .arg(out)

@@ -1,5 +1,8 @@
 //! `arena connect`: plays a local bot, with the same preparation and sandbox as `arena run`,
-//! on a server's tournament: one connection per game, until the server says `END`.
+//! on a server's tournament: one connection per game, until the server says `END` (or, once
+//! games were played, until the server is gone: it ends after the last game). A failed
+//! connection is tried again after a wait that doubles each time ([`Backoff`]); a bot that
+//! cannot start stops it.
 //!
 //! Each request line becomes the bot's [`Request`] (fields split at spaces, `-` an empty
 //! field), so every protocol works: engine protocols (Gomocup, GTP, NBoard) get the game's
@@ -10,7 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -19,7 +22,7 @@ use crate::bot::{BotSource, BotSpec};
 use crate::game::{GameConfig, GameKind, Rules, Seat};
 use crate::player::process::{MoveLimits, PlayerSettings, ProcessPlayer};
 use crate::player::remote::parse_moves;
-use crate::player::{Player, Request};
+use crate::player::{Failure, Player, Request};
 use crate::sandbox::{Limits, Sandbox};
 
 /// `arena connect`'s arguments.
@@ -56,28 +59,126 @@ struct Session {
     game: GameKind,
 }
 
-async fn hello(addr: &str, name: &str, token: &str) -> Result<Session> {
+/// Why a connection did not say `OK`.
+enum Refused {
+    /// No connection, or it closed before an answer: the server is not there (yet), or gone.
+    Gone(anyhow::Error),
+    /// The server is busy (too many connections): it may work later.
+    Busy(anyhow::Error),
+    /// For good: a wrong token, an unknown name, an answer that is not the protocol.
+    Fatal(anyhow::Error),
+}
+
+/// The first wait before connecting again after a failed connection.
+const FIRST_WAIT: Duration = Duration::from_millis(250);
+
+/// The longest wait between two connections.
+const MAX_WAIT: Duration = Duration::from_secs(8);
+
+/// Failed connections in a row before giving up (about 24 s of waiting in all).
+const MAX_FAILURES: u32 = 8;
+
+/// The wait before the next connection: doubled after each failure, back to the first after
+/// a success.
+struct Backoff {
+    next: Duration,
+    failures: u32,
+}
+
+impl Backoff {
+    fn new() -> Backoff {
+        Backoff {
+            next: FIRST_WAIT,
+            failures: 0,
+        }
+    }
+
+    fn reset(&mut self) {
+        *self = Backoff::new();
+    }
+
+    /// Waits before the next try; `false` if too many have failed in a row.
+    async fn wait(&mut self) -> bool {
+        self.failures += 1;
+        if self.failures >= MAX_FAILURES {
+            return false;
+        }
+        tokio::time::sleep(self.next).await;
+        self.next = (self.next * 2).min(MAX_WAIT);
+        true
+    }
+}
+
+async fn hello(addr: &str, name: &str, token: &str) -> Result<Session, Refused> {
+    let failed = |e: anyhow::Error| Refused::Gone(e);
     let stream = crate::serve::tcp::dial(addr)
         .await
-        .with_context(|| format!("cannot connect to `{addr}`"))?;
+        .with_context(|| format!("cannot connect to `{addr}`"))
+        .map_err(failed)?;
     let _ = stream.set_nodelay(true);
     let (r, mut writer) = stream.into_split();
     let mut reader = BufReader::new(r);
     // `moves`: each request of a board game comes after the game's moves, for engines.
-    writer
-        .write_all(format!("HELLO {name} {token} moves\n").as_bytes())
-        .await?;
+    let said = format!("HELLO {name} {token} moves\n");
+    (writer.write_all(said.as_bytes()).await)
+        .context("the connection closed before the server answered")
+        .map_err(failed)?;
     let mut line = String::new();
-    reader.read_line(&mut line).await?;
+    match reader.read_line(&mut line).await {
+        Ok(0) => return Err(failed(anyhow::anyhow!("the server closed the connection"))),
+        Err(e) => {
+            return Err(failed(
+                anyhow::Error::new(e).context("the connection broke"),
+            ))
+        }
+        Ok(_) => {}
+    }
     let words: Vec<&str> = line.split_whitespace().collect();
+    let busy = line.contains("busy") || line.contains("too many connections");
     match words.as_slice() {
         ["OK", _, game, ..] => Ok(Session {
-            game: game.parse().map_err(|e: String| anyhow::anyhow!(e))?,
+            game: (game.parse()).map_err(|e: String| Refused::Fatal(anyhow::anyhow!(e)))?,
             reader,
             writer,
         }),
-        ["ERROR", ..] => bail!("the server says: {}", line.trim()),
-        _ => bail!("the server answered `{}`", line.trim()),
+        ["ERROR", ..] if busy => Err(Refused::Busy(anyhow::anyhow!(
+            "the server says: {}",
+            line.trim()
+        ))),
+        ["ERROR", ..] => Err(Refused::Fatal(anyhow::anyhow!(
+            "the server says: {}",
+            line.trim()
+        ))),
+        _ => Err(Refused::Fatal(anyhow::anyhow!(
+            "the server answered `{}`",
+            line.trim()
+        ))),
+    }
+}
+
+/// Connects until the server says `OK`, waiting longer after each failure; `None` once games
+/// were `played` and the server is gone (it ends after the last game).
+async fn open_session(
+    args: &ConnectArgs,
+    token: &str,
+    backoff: &mut Backoff,
+    played: bool,
+) -> Result<Option<Session>> {
+    loop {
+        match hello(&args.addr, &args.name, token).await {
+            Ok(session) => return Ok(Some(session)),
+            Err(Refused::Fatal(e)) => return Err(e),
+            Err(Refused::Gone(e)) if played => {
+                eprintln!("the server is gone ({e:#}): stopping");
+                return Ok(None);
+            }
+            Err(Refused::Gone(e) | Refused::Busy(e)) => {
+                eprintln!("{e:#}: trying again");
+                if !backoff.wait().await {
+                    return Err(e.context(format!("gave up after {MAX_FAILURES} tries")));
+                }
+            }
+        }
     }
 }
 
@@ -87,7 +188,11 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
         Some(t) => t,
         None => std::env::var("ARENA_TOKEN").context("no `--token` and no `$ARENA_TOKEN`")?,
     };
-    let mut session = hello(&args.addr, &args.name, &token).await?;
+    let mut backoff = Backoff::new();
+    let Some(mut session) = open_session(&args, &token, &mut backoff, false).await? else {
+        return Ok(());
+    };
+    backoff.reset();
     let game = session.game;
     let spec = BotSpec::load(&args.bot, game)?;
     let limits = Limits::default();
@@ -103,6 +208,8 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
     let result = loop {
         let mut line = String::new();
         match session.reader.read_line(&mut line).await {
+            // Closed before `GAME` or `END`: the server ended (after its last game) or broke.
+            Ok(0) | Err(_) if games > 0 => break Ok(()),
             Ok(0) | Err(_) => break Err(anyhow::anyhow!("the server closed the connection")),
             Ok(_) => {}
         }
@@ -128,19 +235,36 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
                         tag: id.to_string(),
                     },
                 );
-                play(&mut session, player, game, seat).await;
+                let ended = play(&mut session, player, game, seat).await;
                 games += 1;
+                match ended {
+                    Ended::Over => backoff.reset(),
+                    // Connecting again would get the same game, and the same failure.
+                    Ended::Failed(Failure::Crash(why), true) => {
+                        break Err(anyhow::anyhow!(
+                            "bot `{}` cannot start: {why}",
+                            bot.spec.name
+                        ))
+                    }
+                    // The server gives the game back on the next connection: not at once.
+                    Ended::Failed(..) => {
+                        if !backoff.wait().await {
+                            break Err(anyhow::anyhow!(
+                                "bot `{}` failed {MAX_FAILURES} games in a row",
+                                bot.spec.name
+                            ));
+                        }
+                    }
+                }
             }
             _ => break Err(anyhow::anyhow!("the server said `{}`", line.trim())),
         }
         // A server that is gone after a game has ended its tournament (or was stopped: the
         // games played are safe on its side either way).
-        session = match hello(&args.addr, &args.name, &token).await {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("the server is gone ({e:#}): stopping");
-                break Ok(());
-            }
+        session = match open_session(&args, &token, &mut backoff, true).await {
+            Ok(Some(s)) => s,
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e),
         };
     };
     drop(session);
@@ -149,11 +273,21 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
     result
 }
 
+/// How a game ended for the bot.
+enum Ended {
+    /// The server closed the game's connection.
+    Over,
+    /// The bot failed; `true`: on its first request of the game.
+    Failed(Failure, bool),
+}
+
 /// Plays one game: each request line to the bot, with the game's moves from the `MOVES` line
 /// before it, and its reply back, until the server closes the connection.
-async fn play(session: &mut Session, mut player: ProcessPlayer, game: GameKind, me: Seat) {
+async fn play(session: &mut Session, mut player: ProcessPlayer, game: GameKind, me: Seat) -> Ended {
     let mut history: Vec<(Seat, String)> = Vec::new();
     let mut line = String::new();
+    let mut ended = Ended::Over;
+    let mut first = true;
     loop {
         line.clear();
         match session.reader.read_line(&mut line).await {
@@ -191,11 +325,14 @@ async fn play(session: &mut Session, mut player: ProcessPlayer, game: GameKind, 
             }
             Err(failure) => {
                 eprintln!("the bot failed: {}", failure.detail());
+                ended = Ended::Failed(failure, first);
                 break;
             }
         }
+        first = false;
     }
     player.finish().await;
+    ended
 }
 
 /// The game after `history`.

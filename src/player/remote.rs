@@ -1,6 +1,8 @@
 //! A remote player: a program on another machine that answers over a connection the server
 //! hands it. The clock runs at the server, from sending a request to receiving its reply,
-//! plus a grace for the network; a dropped connection may be replaced within that grace.
+//! plus a grace for the network; a dropped connection may be replaced within that grace, at
+//! most [`MAX_RECONNECTIONS`] times a game, and the move's clock runs on meanwhile: the new
+//! connection gets the pending request with the time that is left.
 //!
 //! The player sees a connection as a [`Link`]: lines to the client, [`Event`]s from it. A
 //! transport (TCP here, HTTP later) makes links; [`pump`] is the one for any byte stream.
@@ -14,6 +16,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
+use tokio::time::{timeout_at, Instant};
 
 use super::io::encode_line;
 pub use super::io::MAX_REPLY;
@@ -23,6 +26,11 @@ use crate::game::Seat;
 /// How long a write to a client may block (a client that never reads): the connection is
 /// then dropped.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How many times a game's connection may be replaced after a drop; one more drop loses the
+/// game (`crash`), so a client that reads its request and drops again and again cannot hold
+/// a game (each new connection would otherwise get the request anew).
+pub const MAX_RECONNECTIONS: u32 = 10;
 
 /// A line from the server to a client.
 #[derive(Debug)]
@@ -99,6 +107,8 @@ pub struct RemotePlayer {
     link: Option<Link>,
     /// Whether a connection of this game has dropped.
     dropped: bool,
+    /// Connections that replaced a dropped one in this game.
+    reconnections: u32,
     finished: bool,
     /// Whether each request comes with the game's moves ([`Out::Moves`]).
     moves: bool,
@@ -114,6 +124,7 @@ impl RemotePlayer {
             limit,
             link: None,
             dropped: false,
+            reconnections: 0,
             finished: false,
             moves: false,
         }
@@ -127,9 +138,27 @@ impl RemotePlayer {
     }
 
     /// A connection with the game's header sent on it; `None`: it dropped at once.
-    async fn connected(&mut self) -> Result<Option<&mut Link>, Failure> {
+    /// `deadline`: the pending move's, if its request went out already (a new connection
+    /// waits no longer than that).
+    async fn connected(&mut self, deadline: Option<Instant>) -> Result<Option<&mut Link>, Failure> {
         if self.link.is_none() {
-            let mut link = self.door.connect(self.dropped).await?;
+            if self.dropped {
+                if self.reconnections >= MAX_RECONNECTIONS {
+                    return Err(Failure::Crash(format!(
+                        "the connection dropped more than {MAX_RECONNECTIONS} times in one game"
+                    )));
+                }
+                self.reconnections += 1;
+            }
+            let connect = self.door.connect(self.dropped);
+            let mut link = match deadline {
+                Some(deadline) => match timeout_at(deadline, connect).await {
+                    Ok(link) => link?,
+                    // The move's clock ran out while the client was away.
+                    Err(_) => return Err(Failure::Timeout),
+                },
+                None => connect.await?,
+            };
             let header = format!("{}\n", self.header);
             if link.out.send(Out::Tell(header)).await.is_err() {
                 if let Ok(Event::Early) = link.events.try_recv() {
@@ -144,14 +173,16 @@ impl RemotePlayer {
     }
 
     /// One request (after the game's moves, if told) and its reply on the current
-    /// connection; `None`: the connection dropped.
+    /// connection; `None`: the connection dropped. `deadline`: the move's, set when the
+    /// request first goes out and kept across connections.
     async fn exchange(
         &mut self,
         moves: Option<&str>,
         line: &str,
+        deadline: &mut Option<Instant>,
     ) -> Option<Result<String, Failure>> {
         let limit = self.limit;
-        let link = match self.connected().await {
+        let link = match self.connected(*deadline).await {
             Ok(Some(link)) => link,
             Ok(None) => return None,
             Err(f) => return Some(Err(f)),
@@ -167,10 +198,11 @@ impl RemotePlayer {
                 return None;
             }
         }
+        let deadline = *deadline.get_or_insert_with(|| Instant::now() + limit);
         if link.out.send(Out::Ask(line.to_string())).await.is_err() {
             return None;
         }
-        match tokio::time::timeout(limit, link.events.recv()).await {
+        match timeout_at(deadline, link.events.recv()).await {
             Err(_) => Some(Err(Failure::Timeout)),
             Ok(None | Some(Event::Closed)) => None,
             Ok(Some(Event::Line(reply))) => Some(Ok(reply)),
@@ -188,12 +220,13 @@ impl Player for RemotePlayer {
     async fn ask(&mut self, request: Request<'_>) -> Result<String, Failure> {
         let line = encode_line(request.fields);
         let moves = self.moves.then(|| moves_line(request.history));
+        let mut deadline = None;
         loop {
-            if let Some(reply) = self.exchange(moves.as_deref(), &line).await {
+            if let Some(reply) = self.exchange(moves.as_deref(), &line, &mut deadline).await {
                 return reply;
             }
             // The connection dropped: a new one within the grace gets the game again, from
-            // its header and this request.
+            // its header and this request, with what is left of the move's time.
             self.link = None;
             self.dropped = true;
         }
@@ -396,6 +429,57 @@ mod tests {
             reply,
             Err(Failure::Illegal("reply before the request".into()))
         );
+    }
+
+    /// A door whose every connection reads the request, waits `delay` and drops; counts them.
+    struct Dropper(Duration, Arc<Mutex<u32>>);
+
+    impl Door for Dropper {
+        fn connect(&self, _again: bool) -> Pending<'_, Result<Link, Failure>> {
+            *self.1.lock().unwrap() += 1;
+            let (link, mut end) = link();
+            let delay = self.0;
+            tokio::spawn(async move {
+                while let Some(out) = end.out.recv().await {
+                    if let Out::Ask(_) = out {
+                        tokio::time::sleep(delay).await;
+                        break;
+                    }
+                }
+                drop(end);
+            });
+            Box::pin(async move { Ok(link) })
+        }
+        fn done(&self) {}
+    }
+
+    #[tokio::test]
+    async fn a_client_that_drops_after_each_request_cannot_hold_the_move_issue_17() {
+        for (delay, lost) in [
+            (Duration::ZERO, Failure::Crash(String::new())),
+            (Duration::from_millis(100), Failure::Timeout),
+        ] {
+            let count = Arc::new(Mutex::new(0));
+            let door = Dropper(delay, Arc::clone(&count));
+            let limit = Duration::from_millis(500);
+            let mut p = RemotePlayer::new(Box::new(door), "GAME 1".into(), limit);
+            let started = std::time::Instant::now();
+            let reply = ask(&mut p).await;
+            let took = started.elapsed();
+            match (&reply, &lost) {
+                (Err(Failure::Crash(why)), Failure::Crash(_)) => {
+                    assert!(why.contains("more than 10 times"), "{why}");
+                    assert_eq!(*count.lock().unwrap(), MAX_RECONNECTIONS + 1);
+                }
+                (Err(Failure::Timeout), Failure::Timeout) => {
+                    assert!(took >= limit, "{took:?}");
+                    assert!(*count.lock().unwrap() <= MAX_RECONNECTIONS + 1);
+                }
+                _ => panic!("{reply:?} after {took:?}, expected {lost:?}"),
+            }
+            // Generous: the clock is the move's, not one per connection.
+            assert!(took < limit * 4, "{took:?}");
+        }
     }
 
     #[tokio::test]

@@ -22,6 +22,7 @@ use crate::tournament::{self, Summary};
 pub mod door;
 pub mod entrants;
 pub mod games;
+pub mod gate;
 pub mod http;
 pub mod hub;
 pub mod registry;

@@ -12,85 +12,104 @@ use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader,
 };
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
 
 use crate::player::remote::pump;
 
-use super::http::{is_http, Front};
+use super::gate::{Gate, Refused, Stage, FIRST_BYTES_TIME};
+use super::http::{self, is_http, Front};
 use super::hub::{Assignment, Hub};
-
-/// How long a client may take to send its `HELLO` line.
-pub const HANDSHAKE_TIME: Duration = Duration::from_secs(10);
-
-/// The most connections that may be in their handshake at once; more are refused at once.
-pub const MAX_HANDSHAKES: usize = 256;
 
 /// How long to wait for the rest of a connection's first word once part of an HTTP method
 /// has come.
 const PEEK_TIME: Duration = Duration::from_secs(1);
 
+/// How long a new connection may be silent before it counts among those waiting for their
+/// first bytes.
+const AT_ONCE: Duration = Duration::from_millis(100);
+
 /// The longest `HELLO` line.
 const MAX_HELLO: usize = 1024;
 
 /// Accepts connections for ever, each in its own task: the line protocol, or HTTP for a
-/// connection that starts with an HTTP method.
+/// connection that starts with an HTTP method. Each stage of a connection's handshake takes
+/// a place in the [`Gate`]'s pools, or the connection is turned away at once.
 pub async fn accept(listener: TcpListener, hub: Arc<Hub>, http: Front) {
-    let handshakes = Arc::new(Semaphore::new(MAX_HANDSHAKES));
+    let gate = Gate::default();
     loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
             Err(_) => {
                 // Out of file descriptors, say: let some connections end first.
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
         };
-        let permit = Arc::clone(&handshakes).try_acquire_owned();
-        let hub = Arc::clone(&hub);
-        let http = http.clone();
+        let (hub, http, gate) = (Arc::clone(&hub), http.clone(), gate.clone());
         tokio::spawn(async move {
             let _ = stream.set_nodelay(true);
-            let first = match permit {
-                Ok(_) => protocol(&stream).await,
-                Err(_) => Protocol::Lines,
+            let peer = peer.ip();
+            // Most clients speak at once: only a connection silent for a moment takes a place
+            // among those waiting for their first bytes (so that a burst the server is slow
+            // to take in is not counted as idle).
+            let spoke = tokio::time::timeout(AT_ONCE, stream.peek(&mut [0u8; 1])).await;
+            let pass = match spoke {
+                Ok(_) => None,
+                Err(_) => match gate.enter(Stage::FirstBytes, peer) {
+                    Ok(pass) => Some(pass),
+                    Err(refused) => return turn_away(stream, refused).await,
+                },
             };
+            let first = protocol(&stream).await;
+            drop(pass);
             if first == Protocol::Http {
-                drop(permit);
-                return http.serve(stream).await;
+                return match gate.enter(Stage::Http, peer) {
+                    Ok(pass) => http.serve(stream, pass).await,
+                    Err(refused) => http::turn_away(stream, refused).await,
+                };
             }
-            let (r, mut w) = stream.into_split();
             if first == Protocol::Silent {
-                say(&mut w, SILENT).await;
-                return;
+                return turn_away_with(stream, SILENT).await;
             }
-            let Ok(permit) = permit else {
-                say(&mut w, "ERROR the server is busy: try again later").await;
-                return;
+            let pass = match gate.enter(Stage::Lines, peer) {
+                Ok(pass) => pass,
+                Err(refused) => return turn_away(stream, refused).await,
             };
+            let (r, mut w) = stream.into_split();
             let mut r = BufReader::new(r);
             let Some((entrant, moves)) = handshake(&mut r, &mut w, &hub).await else {
                 return;
             };
-            drop(permit);
+            drop(pass);
             connection(&mut r, &mut w, &hub, entrant, moves).await;
             let _ = tokio::time::timeout(Duration::from_secs(1), w.shutdown()).await;
         });
     }
 }
 
+/// Says why a connection is turned away (`ERROR ...`), and closes it.
+async fn turn_away(stream: TcpStream, refused: Refused) {
+    turn_away_with(stream, &format!("ERROR {refused}")).await
+}
+
+async fn turn_away_with(stream: TcpStream, line: &str) {
+    let (_, mut w) = stream.into_split();
+    say(&mut w, line).await;
+}
+
 #[derive(Debug, PartialEq, Eq)]
 enum Protocol {
     Lines,
     Http,
-    /// Nothing came within the handshake time.
+    /// Nothing came within the first bytes' time.
     Silent,
 }
 
 const SILENT: &str = "ERROR no `HELLO <name> <token>` line in time";
 
-/// Tells the protocol from the first bytes, without reading them (so HTTP gets them all).
+/// Tells the protocol from the first bytes, without reading them (so HTTP gets them all);
+/// [`Protocol::Silent`] when none come within [`FIRST_BYTES_TIME`].
 async fn protocol(stream: &TcpStream) -> Protocol {
-    let deadline = tokio::time::Instant::now() + HANDSHAKE_TIME;
+    let deadline = tokio::time::Instant::now() + FIRST_BYTES_TIME;
     let mut partial = None;
     let mut first = [0u8; 8];
     loop {
@@ -128,7 +147,7 @@ where
     let mut line = Vec::new();
     let mut limited = (&mut *r).take(MAX_HELLO as u64 + 1);
     let read = limited.read_until(b'\n', &mut line);
-    let error = match tokio::time::timeout(HANDSHAKE_TIME, read).await {
+    let error = match tokio::time::timeout(Stage::Lines.time(), read).await {
         Err(_) => SILENT,
         Ok(Err(_)) => return None,
         Ok(Ok(_)) if line.len() > MAX_HELLO => "ERROR line too long",

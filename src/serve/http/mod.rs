@@ -15,6 +15,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
+use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use serde_json::json;
@@ -23,6 +24,7 @@ use tokio::sync::Semaphore;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
+use super::gate::{Pass, Refused, Stage};
 use super::hub::Hub;
 use super::registry::Registry;
 
@@ -43,9 +45,6 @@ pub const REQUEST_TIME: Duration = Duration::from_secs(40);
 
 /// How long `POST /api/join` waits for a game before `204 No Content`.
 pub const JOIN_WAIT: Duration = Duration::from_secs(25);
-
-/// How long a client may take to send a request's headers (slowloris).
-pub const HEADER_TIME: Duration = Duration::from_secs(10);
 
 /// The most HTTP connections open at once; more are closed at once.
 pub const MAX_CONNECTIONS: usize = 1024;
@@ -238,18 +237,29 @@ impl Front {
         }
     }
 
-    /// Serves one accepted connection (nothing of it read yet) until it closes.
-    pub async fn serve(&self, stream: TcpStream) {
+    /// Serves one accepted connection (nothing of it read yet) until it closes; `handshake`:
+    /// its place among the connections waiting for their first request, given back when the
+    /// first request's headers have come (or the connection closes).
+    pub async fn serve(&self, stream: TcpStream, handshake: Pass) {
         let Ok(_permit) = Arc::clone(&self.connections).try_acquire_owned() else {
-            return;
+            return turn_away(stream, Refused::Full).await;
         };
         let peer =
             (stream.peer_addr().map(|a| a.ip())).unwrap_or(std::net::Ipv4Addr::UNSPECIFIED.into());
-        let router = self.router.clone().layer(Extension(register::Peer(peer)));
-        let service = TowerToHyperService::new(router);
+        let handshake = Arc::new(Mutex::new(Some(handshake)));
+        let router = (self.router.clone()).layer(Extension(register::Peer(peer)));
+        // A layer before the routes: the first request's headers are in, so the handshake
+        // is over.
+        let service = tower::ServiceBuilder::new()
+            .map_request(move |request: axum::extract::Request<Incoming>| {
+                drop(handshake.lock().unwrap_or_else(|e| e.into_inner()).take());
+                request
+            })
+            .service(router);
+        let service = TowerToHyperService::new(service);
         let conn = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
-            .header_read_timeout(HEADER_TIME)
+            .header_read_timeout(Stage::Http.time())
             .max_buf_size(64 * 1024)
             .serve_connection(TokioIo::new(stream), service);
         tokio::pin!(conn);
@@ -262,6 +272,27 @@ impl Front {
             }
         }
     }
+}
+
+/// Answers `503 Service Unavailable` (why, in JSON, and `Retry-After`) to an HTTP connection
+/// turned away, and closes it.
+pub async fn turn_away(stream: TcpStream, refused: Refused) {
+    use tokio::io::AsyncWriteExt;
+    // What already came is read, so that closing does not reset the connection before the
+    // answer is read.
+    let mut sink = [0u8; 4096];
+    while matches!(stream.try_read(&mut sink), Ok(n) if n > 0) {}
+    let body = json!({ "error": refused.to_string() }).to_string();
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = stream;
+    let write = async {
+        stream.write_all(answer.as_bytes()).await?;
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(5), write).await;
 }
 
 /// Resolves when the server closes (the watch's guard is not held across an await).

@@ -314,9 +314,11 @@ async fn closing_ends_event_streams_and_closes_every_connection_once_its_answer_
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
+        let gate = crate::serve::gate::Gate::default();
+        while let Ok((stream, peer)) = listener.accept().await {
             let front = front.clone();
-            tokio::spawn(async move { front.serve(stream).await });
+            let pass = gate.enter(crate::serve::gate::Stage::Http, peer.ip());
+            tokio::spawn(async move { front.serve(stream, pass.unwrap()).await });
         }
     });
     // A watcher's event stream, and an idle keep-alive connection after one answer.
