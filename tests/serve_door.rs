@@ -426,7 +426,7 @@ fn arena_connect_takes_a_server_that_closes_after_its_games_as_the_end_issue_17(
             let mut writer = stream;
             let mut line = String::new();
             reader.read_line(&mut line).unwrap();
-            assert_eq!(line, "HELLO solo token-solo\n");
+            assert_eq!(line, "HELLO solo token-solo moves\n");
             writer.write_all(b"OK solo morra\n").unwrap();
             if i == 1 {
                 break;
