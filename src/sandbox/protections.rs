@@ -34,6 +34,8 @@ pub(super) struct Found<'a> {
     pub netns: bool,
     /// The namespace jail: `Ok(whether its /proc is fresh)`, or why there is none.
     pub jail: &'a Result<bool, String>,
+    /// The seccomp filter, or why there is none.
+    pub seccomp: Result<(), &'a str>,
 }
 
 /// The protections, in the order `arena doctor` lists them.
@@ -50,6 +52,7 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
         landlock,
         netns,
         jail,
+        seccomp,
     } = *found;
     let v2 = |c: &str| unified.as_ref().is_some_and(|v2| v2.has(c));
     // Why cgroup v2 does not give `c`, for the details of a fallback.
@@ -215,6 +218,11 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
             },
         },
     ];
+    protections.push(Protection {
+        name: "system calls",
+        active: seccomp.is_ok(),
+        detail: super::seccomp::describe(seccomp),
+    });
     protections.push(Protection {
         name: "opponent paused",
         active: true,
