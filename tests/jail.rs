@@ -565,7 +565,7 @@ fn user_keys() -> libc::c_long {
 /// The first uids of each block of bot uids (see `src/sandbox/uids.rs`).
 fn first_bot_uids() -> Vec<u32> {
     (0..64u32)
-        .flat_map(|block| (0..4).map(move |i| 61000 + block * 1024 + i))
+        .flat_map(|block| (0..2).map(move |i| 61000 + block * 1024 + i))
         .collect()
 }
 
