@@ -224,7 +224,8 @@ impl ChildSetup {
     }
 
     /// The second half, in the process that execs the bot: limits, the uid change, then
-    /// the restrictions. Order matters: drop to the bot's uid, then restrict.
+    /// the restrictions (Landlock, a fresh session keyring, the seccomp filter last). Order
+    /// matters: drop to the bot's uid, then restrict.
     pub fn apply(&self) -> std::io::Result<()> {
         // SAFETY: each call is a plain system call on integers and file descriptors owned by
         // the parent and inherited across fork; nothing allocates or takes a lock. The uid and

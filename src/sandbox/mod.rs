@@ -1,6 +1,7 @@
 //! The sandbox around bot processes: a jail per game of each bot (PID, mount, IPC and network
 //! namespaces with a view of the file system built from nothing, in a user namespace when
-//! arena is not root), resource limits, cgroups, Landlock as a second layer, a uid per bot.
+//! arena is not root), resource limits, cgroups, Landlock as a second layer, a uid per bot, a
+//! seccomp deny list and a fresh session keyring per process. Builds run in it as moves do.
 //!
 //! The machine is probed once ([`Sandbox::probe`]); each bot gets a [`Jail`] (its uid, its
 //! Landlock rules, its memory and process-count cgroups, the plan of its view); each game of a
