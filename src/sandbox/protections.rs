@@ -173,7 +173,7 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
             active: root,
             detail: if root {
                 format!(
-                    "each bot (and instance) runs as a uid of its own, from a block of {} uids from {BASE_UID} that no other run uses at the same time: it cannot signal arena or other bots",
+                    "each bot (and instance) runs as a uid of its own, from a block of {} uids from {BASE_UID} that no other run uses at the same time (their user keyrings emptied when the block is taken and released): it cannot signal arena or other bots",
                     super::uids::BLOCK
                 )
             } else {
