@@ -368,3 +368,308 @@ fi",
     }
     assert_eq!(holders(), Vec::<String>::new(), "holders outlived the run");
 }
+
+/// Compiles the C probe of `tests/fixtures/jail/probe` into a bot directory per name.
+fn c_probes(dir: &Path, names: &[&str]) -> Vec<PathBuf> {
+    require("gcc", "gcc");
+    let source = fixtures("jail").join("probe").join("probe.c");
+    names
+        .iter()
+        .map(|name| {
+            let bot = dir.join(name);
+            std::fs::create_dir_all(&bot).unwrap();
+            std::fs::write(bot.join("bot.toml"), "command = \"./probe\"\n").unwrap();
+            let built = Command::new("gcc")
+                .args(["-O", "-o"])
+                .arg(bot.join("probe"))
+                .arg(&source)
+                .status()
+                .unwrap();
+            assert!(built.success(), "gcc failed on `{}`", source.display());
+            std::fs::set_permissions(dir, PermissionsExt::from_mode(0o755)).unwrap();
+            bot
+        })
+        .collect()
+}
+
+/// Runs `arena run morra` on `bots` (2 rounds, copies kept), with `env` added to arena's
+/// environment; returns the output directory.
+fn run_bots(tmp: &Path, bots: &[PathBuf], env: &[(&str, &str)]) -> PathBuf {
+    let out = tmp.join("out");
+    let result = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "morra"])
+        .args(bots)
+        .args(["--morra-rounds", "2", "--move-time", "5s", "--jobs", "1"])
+        .args(["--keep-work", "--quiet", "--out"])
+        .arg(&out)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "arena failed:\n{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    out
+}
+
+#[test]
+fn a_build_runs_in_the_jail_with_a_clean_environment_and_its_own_tmpdir_issue_17() {
+    require("gcc", "gcc");
+    require("bash", "bash");
+    let tmp = tempfile::tempdir().unwrap();
+    let host_file = format!("arena-build-host-tmp-{}", std::process::id());
+    std::fs::write(Path::new("/tmp").join(&host_file), "host").unwrap();
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let port = udp.local_addr().unwrap().port();
+    let bot = tmp.path().join("bots").join("built");
+    std::fs::create_dir_all(&bot).unwrap();
+    std::fs::write(
+        bot.join("bot.toml"),
+        "command = \"./bot\"\nbuild = \"sh build.sh\"\n",
+    )
+    .unwrap();
+    // The build notes what it sees, tries the network, and compiles the bot with gcc, whose
+    // temporary files go to TMPDIR.
+    std::fs::write(
+        bot.join("build.sh"),
+        format!(
+            "env > build-env.txt
+{{ if [ -e /tmp/{host_file} ]; then echo host-tmp:seen; else echo host-tmp:hidden; fi
+  echo \"tmpdir:$TMPDIR\"
+  bash -c 'echo x > /dev/udp/127.0.0.1/{port}' 2>/dev/null; echo \"udp:$?\"
+}} > build-report.txt
+gcc -o bot bot.c"
+        ),
+    )
+    .unwrap();
+    // Each move copies what the build saw into `move-env.txt`: the move sees the build's files.
+    std::fs::write(
+        bot.join("bot.c"),
+        "#include <stdio.h>
+int main(void) {
+    FILE *in = fopen(\"build-env.txt\", \"r\"), *out = fopen(\"move-env.txt\", \"w\");
+    int c;
+    while (in && out && (c = fgetc(in)) != EOF) fputc(c, out);
+    if (out) fclose(out);
+    puts(\"0 0\");
+    return 0;
+}
+",
+    )
+    .unwrap();
+    std::fs::set_permissions(tmp.path(), PermissionsExt::from_mode(0o755)).unwrap();
+    let secret = "ARENA_TEST_SECRET";
+    let out = run_bots(
+        tmp.path(),
+        &[fixtures("morra").join("constant"), bot],
+        &[(secret, "operator-only-7f3a")],
+    );
+    let _ = std::fs::remove_file(Path::new("/tmp").join(&host_file));
+    let work = out.join("work").join("built");
+    let log = std::fs::read_to_string(out.join("logs").join("built.log")).unwrap_or_default();
+    let built_env = std::fs::read_to_string(work.join("build-env.txt"))
+        .unwrap_or_else(|e| panic!("the build left no build-env.txt ({e}); its log:\n{log}"));
+    assert!(!built_env.contains(secret), "the build saw:\n{built_env}");
+    let allowed = [
+        "PATH", "LANG", "HOME", "TMPDIR", "PWD", "OLDPWD", "SHLVL", "_",
+    ];
+    for line in built_env.lines() {
+        let key = line.split('=').next().unwrap_or_default();
+        assert!(
+            allowed.contains(&key),
+            "the build got `{line}` of arena's environment:\n{built_env}"
+        );
+    }
+    let moved = std::fs::read_to_string(work.join("move-env.txt"))
+        .unwrap_or_else(|e| panic!("the gcc-built bot never moved ({e}); its log:\n{log}"));
+    assert_eq!(moved, built_env, "a move sees what the build wrote");
+    let seen: BTreeMap<String, String> = std::fs::read_to_string(work.join("build-report.txt"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    assert!(!seen["tmpdir"].is_empty(), "{seen:?}");
+    if claimed("file-system isolation", "private 64 MiB /tmp") {
+        assert_eq!(seen["host-tmp"], "hidden", "the build saw the host's /tmp");
+    }
+    let mut buf = [0u8; 8];
+    if claimed("network off", "network namespace") {
+        assert!(
+            udp.recv(&mut buf).is_err(),
+            "the build's UDP packet arrived"
+        );
+        assert_ne!(seen["udp"], "0", "{seen:?}");
+    }
+}
+
+/// `<linux/keyctl.h>`.
+const KEY_SPEC_SESSION_KEYRING: libc::c_long = -3;
+const KEY_SPEC_USER_KEYRING: libc::c_long = -4;
+const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+const KEYCTL_CLEAR: libc::c_long = 7;
+const KEYCTL_READ: libc::c_long = 11;
+
+/// Adds a `user` key named `name` to `ring`.
+fn add_key(name: &str, ring: libc::c_long) -> libc::c_long {
+    let name = std::ffi::CString::new(name).unwrap();
+    // SAFETY: add_key reads two NUL-terminated strings and a 6-byte payload, all alive.
+    unsafe {
+        libc::syscall(
+            libc::SYS_add_key,
+            c"user".as_ptr(),
+            name.as_ptr(),
+            c"secret".as_ptr(),
+            6usize,
+            ring,
+        )
+    }
+}
+
+/// Runs `f` in a thread of its own as `uid` (the raw call changes that thread only; the
+/// saved uid stays root to come back). Root only.
+fn as_uid<T: Send + 'static>(uid: u32, f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::spawn(move || {
+        // SAFETY: raw setresuid of this thread alone, which ends after `f`.
+        assert_eq!(
+            unsafe { libc::syscall(libc::SYS_setresuid, uid, uid, 0) },
+            0
+        );
+        let result = f();
+        // SAFETY: as above, back to root.
+        unsafe { libc::syscall(libc::SYS_setresuid, 0, 0, 0) };
+        result
+    })
+    .join()
+    .unwrap()
+}
+
+/// The number of keys in the calling thread's user keyring.
+fn user_keys() -> libc::c_long {
+    let mut ids = [0u8; 4096];
+    // SAFETY: KEYCTL_READ writes at most `ids.len()` bytes into `ids`.
+    let n = unsafe {
+        libc::syscall(
+            libc::SYS_keyctl,
+            KEYCTL_READ,
+            KEY_SPEC_USER_KEYRING,
+            ids.as_mut_ptr(),
+            ids.len(),
+        )
+    };
+    n / 4
+}
+
+/// The first uids of each block of bot uids (see `src/sandbox/uids.rs`).
+fn first_bot_uids() -> Vec<u32> {
+    (0..64u32)
+        .flat_map(|block| (0..2).map(move |i| 61000 + block * 1024 + i))
+        .collect()
+}
+
+#[test]
+fn bots_share_no_keyring_with_arena_each_other_or_a_later_run_issue_17() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = rustix::process::geteuid().is_root();
+    // arena's session keyring (here this thread's, which arena inherits) holds the
+    // operator's key, as a login session's does.
+    // SAFETY: plain keyctl on integers: a fresh session keyring for this thread.
+    let joined = unsafe { libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, 0usize) };
+    assert!(joined > 0, "{}", std::io::Error::last_os_error());
+    assert!(add_key("arena-operator-secret", KEY_SPEC_SESSION_KEYRING) > 0);
+    // As root, a key left in the user keyring of the first uids of every block, as a bot of
+    // an earlier run could have left it.
+    if root {
+        for uid in first_bot_uids() {
+            as_uid(uid, || {
+                assert!(add_key("arena-left", KEY_SPEC_USER_KEYRING) > 0)
+            });
+        }
+    }
+    let probes = c_probes(&tmp.path().join("bots"), &["keys-a", "keys-b"]);
+    let out = run_bots(tmp.path(), &probes, &[]);
+    let mut uids = Vec::new();
+    for bot in ["keys-a", "keys-b"] {
+        let text = std::fs::read_to_string(out.join("work").join(bot).join("report.txt"))
+            .unwrap_or_else(|e| panic!("{bot} wrote no report: {e}"));
+        assert!(text.contains("operator-key:none"), "{bot}:\n{text}");
+        assert!(!text.contains("note-from-other"), "{bot}:\n{text}");
+        assert!(
+            text.lines()
+                .filter_map(|l| l.strip_prefix("user-keys:"))
+                .all(|n| n.parse::<i64>().unwrap() <= 0),
+            "{bot} found keys in its uid's user keyring:\n{text}"
+        );
+        let uid: u32 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("uid:"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        uids.push(uid);
+    }
+    if root {
+        // The run emptied its uids' user keyrings: nothing is left for a later run.
+        for &uid in &uids {
+            assert_eq!(as_uid(uid, user_keys), 0, "uid {uid}'s user keyring");
+        }
+        for uid in first_bot_uids() {
+            // SAFETY: plain keyctl on integers, as that uid.
+            as_uid(uid, || unsafe {
+                libc::syscall(libc::SYS_keyctl, KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING)
+            });
+        }
+    } else {
+        // Not root: bots run as this user in a user namespace of their own per holder, whose
+        // user keyrings are that namespace's; the probes above found none and left none.
+        println!("not root: no uid block; bots' key calls are denied (uids seen: {uids:?})");
+    }
+}
+
+#[test]
+fn a_bot_gets_eperm_from_every_denied_system_call_issue_17() {
+    let tmp = tempfile::tempdir().unwrap();
+    let probes = c_probes(&tmp.path().join("bots"), &["calls"]);
+    let out = run_bots(
+        tmp.path(),
+        &[fixtures("morra").join("constant"), probes[0].clone()],
+        &[],
+    );
+    let text = std::fs::read_to_string(out.join("work").join("calls").join("report.txt"))
+        .unwrap_or_else(|e| panic!("the probe wrote no report: {e}"));
+    let seen: BTreeMap<&str, &str> = text.lines().filter_map(|l| l.split_once(':')).collect();
+    let denied = [
+        "keyctl",
+        "add_key",
+        "request_key",
+        "bpf",
+        "perf_event_open",
+        "userfaultfd",
+        "io_uring_setup",
+        "io_uring_enter",
+        "io_uring_register",
+        "kexec_load",
+        "kexec_file_load",
+        "ptrace",
+        "mount",
+        "umount2",
+        "pivot_root",
+        "move_mount",
+        "open_tree",
+        "fsopen",
+        "fsmount",
+        "fsconfig",
+        "fspick",
+        "unshare",
+        "setns",
+        "clone-newuser",
+    ];
+    for call in denied {
+        assert_eq!(seen.get(call), Some(&"EPERM"), "`{call}`:\n{text}");
+    }
+    assert_eq!(seen.get("clone3"), Some(&"ENOSYS"), "{text}");
+    assert_eq!(seen.get("fork"), Some(&"ok"), "{text}");
+    assert!(claimed("system calls", "seccomp filter"));
+}

@@ -2,7 +2,6 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -155,7 +154,7 @@ pub async fn prepare(
         .with_context(|| format!("cannot set up the sandbox of bot `{}`", spec.name))?;
 
     if let Some(build) = &spec.build {
-        if let Err(reason) = run_build(build, &workdir, &log, &jail, opts.build_time).await {
+        if let Err(reason) = run_build(build, &workdir, &env, &log, &jail, opts.build_time).await {
             log.note(&format!("build failed: {reason}"));
             return Ok(Err((spec, format!("build failed: {reason}"), log)));
         }
@@ -282,63 +281,80 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     mirror(from, to).map_err(anyhow::Error::msg)
 }
 
+/// Runs a bot's `build` command in its jail, as a move runs: the same namespaces and view,
+/// limits, uid, seccomp filter and clean environment (`env`, with `HOME` and `TMPDIR` its own
+/// copy), started by the sandbox's own spawn; within `limit` of wall time.
 async fn run_build(
     command: &[String],
     workdir: &Path,
+    env: &[(OsString, OsString)],
     log: &BotLog,
     jail: &Jail,
     limit: Duration,
 ) -> std::result::Result<(), String> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
     let program = resolve_program(&command[0], workdir)?;
     log.note(&format!(
         "build: {}",
         shlex::try_join(command.iter().map(String::as_str)).unwrap_or_default()
     ));
+    let c = |bytes: &[u8]| std::ffi::CString::new(bytes).map_err(|e| format!("{e}"));
+    let home = workdir.as_os_str();
+    let envp = env
+        .iter()
+        .filter(|(k, _)| k != "HOME" && k != "TMPDIR")
+        .map(|(k, v)| (k.as_os_str(), v.as_os_str()))
+        .chain([("HOME".as_ref(), home), ("TMPDIR".as_ref(), home)])
+        .map(|(k, v)| c(&[k.as_bytes(), b"=", v.as_bytes()].concat()))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let program = c(program.as_os_str().as_bytes())?;
+    let argv = std::iter::once(Ok(program.clone()))
+        .chain(command[1..].iter().map(|a| c(a.as_bytes())))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    let cwd = c(home.as_bytes())?;
     let game_log = log.open_game().map_err(|e| format!("{e:#}"))?;
-    let stderr = game_log.stdio().map_err(|e| e.to_string())?;
-    let stdout = game_log.stdio().map_err(|e| e.to_string())?;
+    let null = std::fs::File::open("/dev/null").map_err(|e| format!("`/dev/null`: {e}"))?;
     let cage = jail.cage("build").map_err(|e| format!("{e:#}"))?;
-    let setup = jail.child_setup(&cage, limit.as_secs() + 1);
-    let mut cmd = tokio::process::Command::new(&program);
-    cmd.args(&command[1..])
-        .current_dir(workdir)
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(stderr)
-        .process_group(0)
-        .kill_on_drop(true);
-    if let Some(setup) = setup {
-        // SAFETY: `apply` makes only raw system calls (see `ChildSetup`).
-        unsafe {
-            cmd.pre_exec(move || setup.apply());
-        }
-    }
-    let spawned = cmd.spawn();
-    // The command holds copies of the log pipe: the log is drained until they are closed.
-    drop(cmd);
-    let mut child = spawned.map_err(|e| format!("cannot start `{}`: {e}", command[0]))?;
-    let pid = child.id();
-    let status = match tokio::time::timeout(limit, child.wait()).await {
-        Ok(status) => status.map_err(|e| e.to_string())?,
-        Err(_) => {
-            kill_group(pid);
+    let spawned = crate::sandbox::spawn::spawn(&crate::sandbox::spawn::SpawnSpec {
+        program: &program,
+        argv: &argv,
+        envp: &envp,
+        cwd: &cwd,
+        stdin_pipe: false,
+        null: null.as_raw_fd(),
+        stdout: Some(game_log.stderr_fd()),
+        stderr: game_log.stderr_fd(),
+        setup: jail.child_setup(&cage, limit.as_secs() + 1),
+    });
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
             cage.close();
-            let _ = child.wait().await;
             game_log.close(LOG_WAIT).await;
-            return Err(format!(
-                "it took longer than {}",
-                humantime::format_duration(limit)
-            ));
+            return Err(format!("cannot start `{}`: {e}", command[0]));
         }
     };
+    let pid = Some(child.id());
+    let waited = tokio::time::timeout(limit, child.wait()).await;
     // Nothing a build started may outlive it.
+    cage.kill();
     kill_group(pid);
+    let status = match waited {
+        Ok(status) => status.map_err(|e| e.to_string()),
+        Err(_) => {
+            let _ = child.wait().await;
+            Err(format!(
+                "it took longer than {}",
+                humantime::format_duration(limit)
+            ))
+        }
+    };
     cage.close();
     game_log.close(LOG_WAIT).await;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{status}; its output is in the bot's log"))
+    match status? {
+        status if status.success() => Ok(()),
+        status => Err(format!("{status}; its output is in the bot's log")),
     }
 }
 

@@ -222,6 +222,7 @@ impl ProcessPlayer {
             cwd: &self.cwd,
             stdin_pipe,
             null: std::os::fd::AsRawFd::as_raw_fd(&self.null),
+            stdout: None,
             stderr: log.stderr_fd(),
             setup: self.bot.jail.child_setup(cage, cpu_seconds),
         })

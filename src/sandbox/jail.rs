@@ -15,6 +15,7 @@ use anyhow::Result;
 use super::cgroup::{Cage, CageLimits, CageSpec};
 use super::landlock::Rules;
 use super::pool::Pool;
+use super::seccomp::Filter;
 use super::view::Plan;
 use super::Limits;
 
@@ -40,6 +41,8 @@ pub struct Jail {
     pub(super) plan: Option<Plan>,
     /// The holders of the bot's namespaces between its games (one per game at a time).
     pub(super) holders: Arc<Pool>,
+    /// The system calls its processes may not make, installed right before `exec`.
+    pub(super) seccomp: Option<&'static Filter>,
 }
 
 impl Jail {
@@ -153,6 +156,7 @@ impl Jail {
             ns_flags,
             uid: self.uid,
             landlock: cage.landlock.as_ref().map_or(-1, |fd| fd.as_raw_fd()),
+            seccomp: self.seccomp,
         };
         for (slot, limit) in setup.rlimits.iter_mut().zip(rlimits) {
             *slot = limit;
@@ -160,6 +164,9 @@ impl Jail {
         Some(setup)
     }
 }
+
+/// `KEYCTL_JOIN_SESSION_KEYRING` of `<linux/keyctl.h>`.
+const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
 
 /// What a child process does between `fork` and `exec`: only raw system calls on values
 /// prepared by the parent (no allocation, no locks), so it is safe in a multi-threaded parent.
@@ -176,6 +183,7 @@ pub struct ChildSetup {
     ns_flags: libc::c_int,
     uid: Option<u32>,
     landlock: RawFd,
+    seccomp: Option<&'static Filter>,
 }
 
 impl ChildSetup {
@@ -217,7 +225,8 @@ impl ChildSetup {
     }
 
     /// The second half, in the process that execs the bot: limits, the uid change, then
-    /// the restrictions. Order matters: drop to the bot's uid, then restrict.
+    /// the restrictions (Landlock, a fresh session keyring, the seccomp filter last). Order
+    /// matters: drop to the bot's uid, then restrict.
     pub fn apply(&self) -> std::io::Result<()> {
         // SAFETY: each call is a plain system call on integers and file descriptors owned by
         // the parent and inherited across fork; nothing allocates or takes a lock. The uid and
@@ -246,11 +255,31 @@ impl ChildSetup {
             }
             // If arena dies, its bots die with it (the uid change above would clear this).
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            if self.landlock >= 0
-                && (libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-                    || libc::syscall(libc::SYS_landlock_restrict_self, self.landlock, 0) != 0)
+            if (self.landlock >= 0 || self.seccomp.is_some())
+                && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
             {
                 return Err(std::io::Error::last_os_error());
+            }
+            if self.landlock >= 0
+                && libc::syscall(libc::SYS_landlock_restrict_self, self.landlock, 0) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            // A fresh, empty session keyring: the one inherited from arena (a login
+            // session's) holds the operator's keys and would be shared by every bot. A kernel
+            // without keyrings (ENOSYS) has nothing to share.
+            if libc::syscall(
+                libc::SYS_keyctl,
+                KEYCTL_JOIN_SESSION_KEYRING,
+                std::ptr::null::<libc::c_char>(),
+            ) < 0
+                && *libc::__errno_location() != libc::ENOSYS
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            // Last: after it, the calls above (keyctl among them) are denied.
+            if let Some(filter) = self.seccomp {
+                filter.install()?;
             }
         }
         Ok(())

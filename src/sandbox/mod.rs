@@ -1,6 +1,7 @@
 //! The sandbox around bot processes: a jail per game of each bot (PID, mount, IPC and network
 //! namespaces with a view of the file system built from nothing, in a user namespace when
-//! arena is not root), resource limits, cgroups, Landlock as a second layer, a uid per bot.
+//! arena is not root), resource limits, cgroups, Landlock as a second layer, a uid per bot, a
+//! seccomp deny list and a fresh session keyring per process. Builds run in it as moves do.
 //!
 //! The machine is probed once ([`Sandbox::probe`]); each bot gets a [`Jail`] (its uid, its
 //! Landlock rules, its memory and process-count cgroups, the plan of its view); each game of a
@@ -21,6 +22,7 @@ mod namespace;
 mod pool;
 mod protections;
 mod reset;
+mod seccomp;
 mod size;
 pub mod spawn;
 pub mod uids;
@@ -98,6 +100,8 @@ pub struct Sandbox {
     uids: Option<uids::UidBlock>,
     /// Whether bots get namespace jails (`namespace.rs`), and why not.
     namespaces: Result<(), String>,
+    /// The system calls bots may not make (`seccomp.rs`).
+    seccomp: Option<&'static seccomp::Filter>,
     /// What this machine gives and lacks, for `arena doctor` and the start of a run.
     pub protections: Vec<Protection>,
 }
@@ -124,6 +128,7 @@ impl Sandbox {
         let (memory, pids, cpu) = (v1("memory"), v1("pids"), v1("cpu"));
         let landlock = landlock::landlock_abi();
         let jail = namespace::probe(allow_network);
+        let filter = seccomp::Filter::get();
         // Without a jail, root still gets an empty network namespace shared by all bots.
         let netns = (root && !allow_network && jail.is_err())
             .then(empty_netns)
@@ -147,6 +152,7 @@ impl Sandbox {
             landlock,
             netns: netns.is_some(),
             jail: &jail,
+            seccomp: filter.map(|_| ()),
         });
         Sandbox {
             enabled: true,
@@ -162,6 +168,7 @@ impl Sandbox {
             netns,
             uids,
             namespaces: jail.map(|_| ()),
+            seccomp: filter.ok(),
             protections,
         }
     }
@@ -177,6 +184,7 @@ impl Sandbox {
             netns: None,
             uids: None,
             namespaces: Err("off (--no-sandbox)".into()),
+            seccomp: None,
             protections: vec![Protection {
                 name: "sandbox",
                 active: false,
@@ -227,6 +235,7 @@ impl Sandbox {
                 netns: None,
                 plan: None,
                 holders: Default::default(),
+                seccomp: None,
             });
         }
         let uid = self.uids.as_ref().map(|b| b.uid(index)).transpose()?;
@@ -298,11 +307,16 @@ impl Sandbox {
                 .is_ok()
                 .then(|| view::Plan::new(workdir, extra_read, self.allow_network)),
             holders: Default::default(),
+            seccomp: self.seccomp,
         })
     }
 
-    /// Removes this run's cgroup directories (all games must have ended).
+    /// Removes this run's cgroup directories and empties its uids' keyrings (all games must
+    /// have ended).
     pub fn cleanup(&self) {
+        if let Some(uids) = &self.uids {
+            uids.empty_keyrings();
+        }
         let v2 = self.roots.unified.as_ref().map(|v2| &v2.dir);
         for dir in [v2, self.roots.memory.as_ref(), self.roots.pids.as_ref()]
             .into_iter()

@@ -34,6 +34,8 @@ pub(super) struct Found<'a> {
     pub netns: bool,
     /// The namespace jail: `Ok(whether its /proc is fresh)`, or why there is none.
     pub jail: &'a Result<bool, String>,
+    /// The seccomp filter, or why there is none.
+    pub seccomp: Result<(), &'a str>,
 }
 
 /// The protections, in the order `arena doctor` lists them.
@@ -50,6 +52,7 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
         landlock,
         netns,
         jail,
+        seccomp,
     } = *found;
     let v2 = |c: &str| unified.as_ref().is_some_and(|v2| v2.has(c));
     // Why cgroup v2 does not give `c`, for the details of a fallback.
@@ -179,7 +182,7 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
             active: root,
             detail: if root {
                 format!(
-                    "each bot (and instance) runs as a uid of its own, from a block of {} uids from {BASE_UID} that no other run uses at the same time: it cannot signal arena or other bots",
+                    "each bot (and instance) runs as a uid of its own, from a block of {} uids from {BASE_UID} that no other run uses at the same time (their user keyrings emptied when the block is taken and released): it cannot signal arena or other bots",
                     super::uids::BLOCK
                 )
             } else {
@@ -224,6 +227,11 @@ pub(super) fn protections(found: &Found<'_>) -> Vec<Protection> {
             },
         },
     ];
+    protections.push(Protection {
+        name: "system calls",
+        active: seccomp.is_ok(),
+        detail: super::seccomp::describe(seccomp),
+    });
     protections.push(Protection {
         name: "opponent paused",
         active: true,

@@ -43,6 +43,9 @@ pub struct SpawnSpec<'a> {
     /// Give the process a pipe on stdin; without one it reads this descriptor (`/dev/null`).
     pub stdin_pipe: bool,
     pub null: RawFd,
+    /// The file descriptor the process gets as stdout; without one, a pipe read by arena
+    /// ([`Proc::stdout`]).
+    pub stdout: Option<RawFd>,
     /// The file descriptor the process gets as stderr.
     pub stderr: RawFd,
     pub setup: Option<ChildSetup>,
@@ -82,7 +85,13 @@ const STACK_SIZE: usize = 64 * 1024;
 /// Starts a process. Fails if it cannot be started (the program is missing, the sandbox
 /// refused), with the child's error.
 pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
-    let (out_read, out_write) = pipe_pair()?;
+    let (out_read, out_write) = match spec.stdout {
+        Some(_) => (None, None),
+        None => {
+            let (r, w) = pipe_pair()?;
+            (Some(r), Some(w))
+        }
+    };
     let (in_read, in_write) = if spec.stdin_pipe {
         let (r, w) = pipe_pair()?;
         (Some(r), Some(w))
@@ -109,7 +118,9 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         envp: envp.as_ptr(),
         cwd: spec.cwd.as_ptr(),
         stdin: in_read.as_ref().map_or(spec.null, |r| r.as_raw_fd()),
-        stdout: out_write.as_raw_fd(),
+        stdout: out_write
+            .as_ref()
+            .map_or_else(|| spec.stdout.unwrap_or(spec.null), |w| w.as_raw_fd()),
         stderr: spec.stderr,
         setup: spec.setup.map(|s| match parent_pidns {
             Some(_) => s.in_parent_pid_namespace(),
@@ -200,7 +211,7 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         pid: pid as u32,
         pidfd,
         stdin: in_write.map(sender).transpose()?,
-        stdout: Some(receiver(out_read)?),
+        stdout: out_read.map(receiver).transpose()?,
         status: None,
     })
 }
@@ -442,6 +453,7 @@ mod tests {
                 cwd: &cwd,
                 stdin_pipe: stdin,
                 null: null.as_raw_fd(),
+                stdout: None,
                 stderr: stderr.as_raw_fd(),
                 setup: None,
             })?;
