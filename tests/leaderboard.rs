@@ -367,3 +367,64 @@ fn grades_explain_forfeits_and_standings_recompute_them_byte_for_byte() {
     let stderr = String::from_utf8(bad.stderr).unwrap();
     assert!(stderr.contains("unknown reference `zed`"), "{stderr}");
 }
+
+#[test]
+fn regrading_from_the_csv_alone_keeps_the_candidates_left_out_issue_18() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    arena_ok(&[
+        "run",
+        "morra",
+        "--gauntlet",
+        &morra("det-a"),
+        &morra("det-c"),
+        &morra("broken-build"),
+        "--games",
+        "2",
+        "--morra-rounds",
+        "5",
+        "--quiet",
+        "--out",
+        &path(&out),
+    ]);
+    let graded = |dir: &Path| {
+        let result = arena(&[
+            "standings",
+            &path(&dir.join("games.csv")),
+            "--gauntlet",
+            "det-a",
+        ]);
+        assert!(result.status.success(), "{result:?}");
+        (
+            String::from_utf8(result.stdout).unwrap(),
+            String::from_utf8(result.stderr).unwrap(),
+        )
+    };
+    // `left_out.csv` beside `games.csv`, written by the run, lists the bot that never played.
+    let listed = std::fs::read_to_string(out.join("left_out.csv")).unwrap();
+    assert!(listed.starts_with("bot,reason\nbroken-build,"), "{listed}");
+    // The two CSVs alone, without `tournament.json`: the left-out candidate still fails.
+    let alone = tmp.path().join("alone");
+    std::fs::create_dir(&alone).unwrap();
+    for file in ["games.csv", "left_out.csv"] {
+        std::fs::copy(out.join(file), alone.join(file)).unwrap();
+    }
+    let (stdout, stderr) = graded(&alone);
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("| broken-build"))
+        .unwrap_or_else(|| panic!("no row for the bot left out: {stdout}"));
+    assert!(row.contains("| fail "), "{row}");
+    assert!(stdout.contains("never ran: build failed"), "{stdout}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    // `games.csv` alone cannot tell: the command says what it needs.
+    let bare = tmp.path().join("bare");
+    std::fs::create_dir(&bare).unwrap();
+    std::fs::copy(out.join("games.csv"), bare.join("games.csv")).unwrap();
+    let (stdout, stderr) = graded(&bare);
+    assert!(!stdout.contains("broken-build"), "{stdout}");
+    assert!(
+        stderr.contains("neither `left_out.csv` nor `tournament.json` is beside"),
+        "{stderr}"
+    );
+}

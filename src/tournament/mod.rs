@@ -392,6 +392,7 @@ async fn finish<R: Remotes>(
 ) -> Result<Summary> {
     let config = &info.config;
     let out = config.out().to_path_buf();
+    crate::results::left_out::write(&out, &info.left_out())?;
     let before = records.len();
     let references = &info.gauntlet;
     let remote_names = remotes.names();
@@ -500,11 +501,7 @@ async fn finish<R: Remotes>(
         crate::standings::grades::Gauntlet {
             references: references.clone(),
             candidates,
-            never_ran: info
-                .excluded
-                .iter()
-                .map(|e| (e.name.clone(), e.reason.clone()))
-                .collect(),
+            never_ran: info.left_out(),
             rule: config.tournament.pass,
             move_time: Some(config.move_limits().move_time),
         }
@@ -523,11 +520,7 @@ async fn finish<R: Remotes>(
                 .collect(),
             logs: true,
             gauntlet,
-            left_out: info
-                .excluded
-                .iter()
-                .map(|e| (e.name.clone(), e.reason.clone()))
-                .collect(),
+            left_out: info.left_out(),
         },
     )?;
     print!(
@@ -542,11 +535,7 @@ async fn finish<R: Remotes>(
         played: records.len() - before,
         games: records.len(),
         elapsed: started.elapsed(),
-        left_out: info
-            .excluded
-            .iter()
-            .map(|e| (e.name.clone(), e.reason.clone()))
-            .collect(),
+        left_out: info.left_out(),
     })
 }
 
