@@ -178,11 +178,13 @@ impl ProcessPlayer {
             .cage(&settings.tag)
             .map_err(|e| setup_error = Some(format!("{e:#}")))
             .ok();
-        let log = bot
-            .log
-            .open_game()
-            .map_err(|e| setup_error = Some(format!("{e:#}")))
-            .ok();
+        // Each game's stderr in a file of its own, so games played at once never mix.
+        let log = if settings.tag.is_empty() {
+            bot.log.open_game()
+        } else {
+            bot.log.open_game_file(&settings.tag)
+        };
+        let log = log.map_err(|e| setup_error = Some(format!("{e:#}"))).ok();
         let stderr_start = bot.log.bytes();
         let engine = bot.spec.protocol.only_for().map(|_| {
             let limits = settings.limits;

@@ -323,6 +323,8 @@ pub fn compute(games: &GameTable, gauntlet: &Gauntlet) -> Grades {
                     game_id: g.game_id,
                     opponent: games.name(seats[1 - seat] as u32).to_string(),
                     words: describe(g.reason, detail, seat, plies, *move_time),
+                    log: None,
+                    traceback: None,
                 });
             }
         }

@@ -529,7 +529,7 @@ async fn finish<R: Remotes>(
         export::markdown::crosstable(&written.standings)
     );
     if let Some(grades) = &written.grades {
-        print!("\n{}", export::grades::markdown(grades));
+        print!("\n{}", export::grades::terminal(grades));
     }
     Ok(Summary {
         played: records.len() - before,
