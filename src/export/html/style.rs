@@ -84,7 +84,7 @@ svg .est { fill: #fff; stroke: #0b5cad; stroke-width: 2; }
 .grades th, .grades td { text-align: right; border-bottom: 1px solid var(--rule); vertical-align: top; }
 .grades thead th { border-bottom: 1px solid var(--line); }
 .grades .bot, .grades .reason { text-align: left; }
-.grades td.reason { color: var(--muted); font-size: 13px; max-width: 28em; }
+.grades td.reason { color: var(--muted); font-size: 13px; max-width: 40em; }
 .grades .grade { text-align: center; font-weight: 700; text-transform: uppercase; font-size: 12px; }
 .grades .grade.pass { color: #1a7f37; }
 .grades .grade.fail { color: var(--bad); }
