@@ -109,7 +109,7 @@ pub fn run(args: StandingsArgs) -> Result<()> {
             let written = export::write_all(dir, &games, &options)?;
             print_tables(&written.standings);
             if let Some(grades) = &written.grades {
-                print!("\n{}", export::grades::terminal(grades));
+                print!("\n{}", export::terminal::grades(grades));
             }
             return Ok(());
         }
@@ -118,7 +118,7 @@ pub fn run(args: StandingsArgs) -> Result<()> {
     print_tables(&table);
     if let Some(g) = &gauntlet {
         let grades = crate::standings::grades::compute(&games, g);
-        print!("\n{}", export::grades::terminal(&grades));
+        print!("\n{}", export::terminal::grades(&grades));
     }
     Ok(())
 }

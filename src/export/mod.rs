@@ -18,6 +18,7 @@ pub mod los;
 pub mod markdown;
 pub mod report;
 pub(crate) mod table;
+pub mod terminal;
 
 /// What the reports need besides the games.
 #[derive(Debug, Clone, Default)]

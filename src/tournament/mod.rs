@@ -529,7 +529,7 @@ async fn finish<R: Remotes>(
         export::markdown::crosstable(&written.standings)
     );
     if let Some(grades) = &written.grades {
-        print!("\n{}", export::grades::terminal(grades));
+        print!("\n{}", export::terminal::grades(grades));
     }
     Ok(Summary {
         played: records.len() - before,
