@@ -176,7 +176,7 @@ fn java_cause(lines: &[&str]) -> Option<String> {
     let at = lines
         .iter()
         .rposition(|l| l.starts_with("Exception in thread "))?;
-    let thrown = lines[at].splitn(2, "\" ").nth(1)?;
+    let thrown = lines[at].split_once("\" ")?.1;
     let name = thrown.split([':', ' ']).next()?;
     let name = name.rsplit('.').next().unwrap_or(name);
     let place = lines[at + 1..].iter().find_map(|l| {
