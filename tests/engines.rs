@@ -240,7 +240,7 @@ fn grhino_at_its_default_level_wins_on_the_clock() {
     let times = think_times(&out, "grhino", false);
     assert!(times.iter().all(|&(ms, ok)| ok && ms < 1000), "{times:?}");
     // It was told the clock, and took it (no `?` noted in its log).
-    let log = std::fs::read_to_string(out.join("logs/grhino.log")).unwrap();
+    let log = bot_logs(&out, "grhino");
     assert!(!log.contains("answered `?"), "{log}");
 }
 
@@ -295,7 +295,7 @@ fn gomocup_errors_are_logged_never_played() {
     for row in games(&out) {
         assert_eq!(row["reason"], "normal", "{row:?}");
     }
-    let log = std::fs::read_to_string(out.join("logs/chatty.log")).unwrap();
+    let log = bot_logs(&out, "chatty");
     assert!(
         log.contains("[arena] engine: ERROR pretend trouble"),
         "{log}"

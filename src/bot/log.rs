@@ -63,6 +63,8 @@ impl Counters {
 pub struct BotLog {
     path: PathBuf,
     counters: Arc<Mutex<Counters>>,
+    /// Where [`BotLog::note`] writes, when not `path`: a game's file ([`BotLog::for_game`]).
+    notes: Option<PathBuf>,
 }
 
 impl BotLog {
@@ -85,7 +87,17 @@ impl BotLog {
                 truncated: false,
                 error: None,
             })),
+            notes: None,
         })
+    }
+
+    /// The same log, whose notes go to the file of the game `game` (its id) among that
+    /// game's stderr, such as what an engine says in a game.
+    pub fn for_game(&self, game: &str) -> BotLog {
+        BotLog {
+            notes: Some(self.game_path(game)),
+            ..self.clone()
+        }
     }
 
     /// The file of one game's stderr: `<bot>/<game>.log` beside the bot's log.
@@ -109,10 +121,17 @@ impl BotLog {
     }
 
     /// Opens the log of the game `game` (its id): a pipe like [`BotLog::open_game`]'s, drained
-    /// into [`BotLog::game_path`], which is made (anew, for a game played again) when the game
-    /// first writes.
+    /// into [`BotLog::game_path`], which is made when the game first writes (or is noted).
     pub fn open_game_file(&self, game: &str) -> Result<GameLog> {
-        self.drain(Sink::Later(self.game_path(game)))
+        let path = self.game_path(game);
+        // A game played again (after `arena resume`) starts its file afresh.
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("cannot remove `{}`", path.display()))
+            }
+            _ => {}
+        }
+        self.drain(Sink::Later(path))
     }
 
     fn drain(&self, mut sink: Sink) -> Result<GameLog> {
@@ -157,19 +176,18 @@ impl BotLog {
         self.counters.lock().unwrap_or_else(|e| e.into_inner()).seen
     }
 
-    /// Adds a line from arena itself (why a game was lost, a build's result).
+    /// Adds a line from arena itself (why a game was lost, a build's result), to the game's
+    /// file for a log [`BotLog::for_game`].
     pub fn note(&self, text: &str) {
         let line = format!("[arena] {}\n", text.trim_end());
         // Under the lock, so a note does not land inside a chunk of bot output.
         let mut counters = self.counters.lock().unwrap_or_else(|e| e.into_inner());
         // Notes are not bot output: they do not count against the cap.
-        let written = self
-            .open()
-            .map_err(|e| format!("{e:#}"))
-            .and_then(|mut file| {
-                file.write_all(line.as_bytes())
-                    .map_err(|e| format!("cannot write `{}`: {e}", self.path.display()))
-            });
+        let path = self.notes.as_ref().unwrap_or(&self.path);
+        let written = append(path).and_then(|mut file| {
+            file.write_all(line.as_bytes())
+                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+        });
         if let Err(e) = written {
             counters.error.get_or_insert(e);
         }
@@ -187,15 +205,25 @@ enum Sink {
     Later(PathBuf),
 }
 
+/// `path` opened to add to it, made with its directory if need be; the error names it.
+fn append(path: &Path) -> Result<File, String> {
+    path.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+        })
+        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+}
+
 impl Sink {
     /// The file and its path, made on first use; the error names it.
     fn file(&mut self) -> Result<(&mut File, &Path), String> {
         if let Sink::Later(path) = self {
-            let made = path
-                .parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| File::create(&*path))
-                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+            // Appending, so that notes written to the same file between chunks stay whole.
+            let made = append(path)?;
             *self = Sink::Open(made, std::mem::take(path));
         }
         match self {
@@ -303,6 +331,19 @@ mod tests {
             !dir.path().join("bot/3.log").exists(),
             "a quiet game has no file"
         );
+        // What arena notes about a game (an engine's messages) goes among its lines.
+        log.for_game("1").note("engine: MESSAGE hi");
+        let text = std::fs::read_to_string(dir.path().join("bot/1.log")).unwrap();
+        assert!(
+            text.ends_with("one line 200\n[arena] engine: MESSAGE hi\n"),
+            "{text}"
+        );
+        // A game played again (resumed) starts its file afresh.
+        log.open_game_file("1")
+            .unwrap()
+            .close(Duration::from_secs(5))
+            .await;
+        assert!(!dir.path().join("bot/1.log").exists());
         assert_eq!(
             std::fs::read_to_string(dir.path().join("bot.log")).unwrap(),
             ""
