@@ -155,7 +155,8 @@ pub struct LimitOptions {
     #[serde(default = "default_cpus")]
     pub cpus: f64,
 
-    /// The most bytes of stderr kept in each bot's log, e.g. `1MiB`.
+    /// The most bytes of stderr kept for each bot, its build's and its games' together
+    /// (`logs/<bot>.log`, `logs/<bot>/<game_id>.log`), e.g. `1MiB`.
     #[arg(long, default_value = "1MiB", value_parser = crate::sandbox::parse_size)]
     pub log_limit: u64,
 

@@ -188,7 +188,7 @@ fn engine_round_robin(game: &str, engine: &str, samples: &[&str], extra: &[&str]
     for row in games(&out) {
         assert_eq!(row["reason"], "normal", "{row:?}");
     }
-    std::fs::read_to_string(out.join("logs").join(format!("{engine}.log"))).unwrap()
+    bot_logs(&out, engine)
 }
 
 #[test]
@@ -309,7 +309,7 @@ fn grhino_at_its_default_level_wins_on_the_clock() {
     let times = think_times(&out, "grhino", false);
     assert!(times.iter().all(|&(ms, ok)| ok && ms < 1000), "{times:?}");
     // It was told the clock, and took it (no `?` noted in its log).
-    let log = std::fs::read_to_string(out.join("logs/grhino.log")).unwrap();
+    let log = bot_logs(&out, "grhino");
     assert!(!log.contains("answered `?"), "{log}");
 }
 
@@ -339,7 +339,7 @@ fn a_gomocup_engine_searches_on_the_clock() {
     ms.sort();
     assert!(ms.len() >= 6 && ms[ms.len() - 1] < 400, "{ms:?}");
     assert!(ms[ms.len() / 2] >= 200, "it did not use its time: {ms:?}");
-    let log = std::fs::read_to_string(out.join("logs/gomocup-search.log")).unwrap();
+    let log = bot_logs(&out, "gomocup-search");
     // Nothing it must be told was missing (its complaints go to stderr, the log).
     assert_eq!(complaints(&log), Vec::<String>::new());
     // Its MESSAGE and DEBUG lines are in the log; it was told the time and 80% of the memory.
@@ -364,7 +364,7 @@ fn gomocup_errors_are_logged_never_played() {
     for row in games(&out) {
         assert_eq!(row["reason"], "normal", "{row:?}");
     }
-    let log = std::fs::read_to_string(out.join("logs/chatty.log")).unwrap();
+    let log = bot_logs(&out, "chatty");
     assert!(
         log.contains("[arena] engine: ERROR pretend trouble"),
         "{log}"

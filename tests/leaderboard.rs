@@ -393,3 +393,153 @@ fn grades_explain_forfeits_and_standings_recompute_them_byte_for_byte() {
     let stderr = String::from_utf8(bad.stderr).unwrap();
     assert!(stderr.contains("unknown reference `zed`"), "{stderr}");
 }
+
+#[test]
+fn regrading_from_the_csv_alone_keeps_the_candidates_left_out_issue_18() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    arena_ok(&[
+        "run",
+        "morra",
+        "--gauntlet",
+        &morra("det-a"),
+        &morra("det-c"),
+        &morra("broken-build"),
+        "--games",
+        "2",
+        "--morra-rounds",
+        "5",
+        "--quiet",
+        "--out",
+        &path(&out),
+    ]);
+    let graded = |dir: &Path| {
+        let result = arena(&[
+            "standings",
+            &path(&dir.join("games.csv")),
+            "--gauntlet",
+            "det-a",
+        ]);
+        assert!(result.status.success(), "{result:?}");
+        (
+            String::from_utf8(result.stdout).unwrap(),
+            String::from_utf8(result.stderr).unwrap(),
+        )
+    };
+    // `left_out.csv` beside `games.csv`, written by the run, lists the bot that never played.
+    let listed = std::fs::read_to_string(out.join("left_out.csv")).unwrap();
+    assert!(listed.starts_with("bot,reason\nbroken-build,"), "{listed}");
+    // The two CSVs alone, without `tournament.json`: the left-out candidate still fails.
+    let alone = tmp.path().join("alone");
+    std::fs::create_dir(&alone).unwrap();
+    for file in ["games.csv", "left_out.csv"] {
+        std::fs::copy(out.join(file), alone.join(file)).unwrap();
+    }
+    let (stdout, stderr) = graded(&alone);
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("| broken-build"))
+        .unwrap_or_else(|| panic!("no row for the bot left out: {stdout}"));
+    assert!(row.contains("| fail "), "{row}");
+    assert!(stdout.contains("never ran: build failed"), "{stdout}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    // `games.csv` alone cannot tell: the command says what it needs.
+    let bare = tmp.path().join("bare");
+    std::fs::create_dir(&bare).unwrap();
+    std::fs::copy(out.join("games.csv"), bare.join("games.csv")).unwrap();
+    let (stdout, stderr) = graded(&bare);
+    assert!(!stdout.contains("broken-build"), "{stdout}");
+    assert!(
+        stderr.contains("neither `left_out.csv` nor `tournament.json` is beside"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn each_game_of_a_bot_playing_several_at_once_has_its_own_log_linked_from_the_report_issue_18() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let result = arena_ok(&[
+        "run",
+        "morra",
+        "--gauntlet",
+        &morra("stderr-lines"),
+        &morra("det-c"),
+        &morra("det-d"),
+        &morra("exit1"),
+        "--games",
+        "2",
+        "--morra-rounds",
+        "30",
+        "--jobs",
+        "2",
+        "--instances",
+        "2",
+        "--keep-work",
+        "--out",
+        &path(&out),
+    ]);
+    // The reference played two games at once, in two copies.
+    assert!(out.join("work/stderr-lines@2").is_dir());
+    let rows = games(&out);
+    assert_eq!(rows.len(), 6);
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for row in &rows {
+        let id = &row["game_id"];
+        // The game's seed, which the bot wrote on each of its lines.
+        let replay = std::fs::read_to_string(out.join(format!("replays/{id}.jsonl"))).unwrap();
+        let header: serde_json::Value =
+            serde_json::from_str(replay.lines().next().unwrap()).unwrap();
+        let seed = &header["seed"];
+        let log = std::fs::read_to_string(out.join(format!("logs/stderr-lines/{id}.log")))
+            .unwrap_or_else(|e| panic!("no log of game {id}: {e}"));
+        // Every line of the game, in order, and only its lines (a game against `exit1` ends
+        // in its first round).
+        let rounds = if row["reason"] == "normal" { 30 } else { 1 };
+        let expected: Vec<String> = (1..=rounds)
+            .map(|n| format!("seed {seed} round {n}"))
+            .collect();
+        assert_eq!(log.lines().collect::<Vec<_>>(), expected, "game {id}");
+        // The report links the game's stderr, from its row in the games list.
+        let link = format!("href=\"logs/stderr-lines/{id}.log\"");
+        assert!(report.contains(&link), "no {link} in the report");
+    }
+    // A candidate's crash links its game's stderr from the grades and the report's grades.
+    let crashes: Vec<&String> = rows
+        .iter()
+        .filter(|r| culprit(r) == Some("exit1"))
+        .map(|r| &r["game_id"])
+        .collect();
+    assert_eq!(crashes.len(), 2);
+    let grades_md = std::fs::read_to_string(out.join("grades.md")).unwrap();
+    for id in crashes {
+        let log = format!("logs/exit1/{id}.log");
+        assert!(
+            grades_md.contains(&format!("[stderr]({log})")),
+            "{grades_md}"
+        );
+        let grades_html = &report[report.find("id=\"grades\"").unwrap()..];
+        let grades_html = &grades_html[..grades_html.find("</section>").unwrap()];
+        assert!(
+            grades_html.contains(&format!("href=\"{log}\"")),
+            "{grades_html}"
+        );
+        assert!(grades_html.contains("exit1: giving up"), "{grades_html}");
+        assert_eq!(
+            std::fs::read_to_string(out.join(&log)).unwrap(),
+            "exit1: giving up\n"
+        );
+    }
+    // The printed grades fit 100 columns, the reasons and forfeits below the table.
+    let stdout = String::from_utf8(result.stdout).unwrap();
+    let grades = &stdout[stdout.find("Rule `beat-all`").unwrap()..];
+    for line in grades.lines() {
+        assert!(line.chars().count() <= 100, "{line:?} in\n{grades}");
+    }
+    assert!(grades.contains("\nexit1 fails: "), "{grades}");
+    assert!(
+        grades.contains(", stderr in logs/exit1/")
+            || grades.contains(", stderr in\n    logs/exit1/"),
+        "{grades}"
+    );
+}

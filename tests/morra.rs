@@ -165,7 +165,7 @@ fn misbehaving_bots_lose_with_the_right_reason_and_the_tournament_goes_on() {
     assert_eq!(failures("six"), ["1", "2", "1"], "{standings}");
 
     // Each failure is explained in the culprit's log, with its own stderr.
-    let log = std::fs::read_to_string(out.join("logs/exit1.log")).unwrap();
+    let log = bot_logs(&out, "exit1");
     assert!(log.contains("exit1: giving up"), "{log}");
     assert!(
         log.contains("against `constant`: crash: exited with status 1"),
@@ -294,7 +294,7 @@ fn a_chatty_bot_never_stalls_and_its_log_is_capped() {
     ]);
     let rows = games(&out);
     assert_eq!(rows[0]["reason"], "normal");
-    let log = std::fs::read_to_string(out.join("logs/chatty.log")).unwrap();
+    let log = bot_logs(&out, "chatty");
     let (output, note) = log.split_once("\n[arena] log truncated").unwrap();
     assert_eq!(output.matches('e').count(), 50000);
     assert!(!note.contains("ee"), "nothing after the cap: {note}");

@@ -69,11 +69,16 @@ fn check_layout(b: &Browser, gauntlet: bool) {
         .iter()
         .map(|v| v.as_str().unwrap())
         .collect();
-    let mut expected = vec!["standings"];
-    if gauntlet {
-        expected.push("grades");
-    }
+    // A gauntlet's grades come first (issue 18).
+    let mut expected = if gauntlet {
+        vec!["grades", "standings"]
+    } else {
+        vec!["standings"]
+    };
     expected.extend(["crosstable", "failures", "games", "configuration"]);
+    if ids.contains(&"left-out") {
+        expected.insert(expected.len() - 3, "left-out");
+    }
     assert_eq!(ids, expected);
     assert_eq!(
         b.eval(
@@ -82,7 +87,7 @@ fn check_layout(b: &Browser, gauntlet: bool) {
         ),
         false
     );
-    // The standings are on screen when the page opens; the configuration is not.
+    // The results are on screen when the page opens; the configuration is not.
     let top = |id: &str| {
         b.eval(
             "return document.getElementById(arguments[0]).getBoundingClientRect().top;",
@@ -91,11 +96,8 @@ fn check_layout(b: &Browser, gauntlet: bool) {
         .as_f64()
         .unwrap()
     };
-    assert!(
-        top("standings") < 300.0,
-        "standings start at {}",
-        top("standings")
-    );
+    let first = expected[0];
+    assert!(top(first) < 300.0, "{first} start at {}", top(first));
 }
 
 /// The configuration row `label`'s value.
@@ -191,6 +193,80 @@ fn othello(b: &Browser, root: &Path) {
         b.eval("return document.getElementById('viewer').open;", json!([])),
         false
     );
+}
+
+/// A class's gauntlet: the grades say how each candidate lost its games, for people.
+fn grades(b: &Browser, root: &Path) {
+    let out = root.join("gauntlet");
+    let fixture = |name: &str| fixtures("othello").join(name).display().to_string();
+    arena_ok(&[
+        "run",
+        "othello",
+        "--seed",
+        "7",
+        "--jobs",
+        "2",
+        "--games",
+        "2",
+        "--gauntlet",
+        &bot("othello", "random"),
+        &bot("othello", "greedy"),
+        &fixture("syntax-error"),
+        &fixture("thinking"),
+        "--out",
+        &out.display().to_string(),
+    ]);
+    b.goto(&url(&out.join("report.html")));
+    check_layout(b, true);
+    assert_eq!(count(b, "#grades tbody tr"), 3);
+    let row = |name: &str| {
+        b.eval(
+            "for (const tr of document.querySelectorAll('#grades tbody tr')) { \
+               if (tr.cells[0].textContent === arguments[0]) return tr.textContent; } \
+             return null;",
+            json!([name]),
+        )
+        .as_str()
+        .unwrap_or_else(|| panic!("no grades row for {name}"))
+        .to_string()
+    };
+    // The crash, with its error and the first lines of its traceback from the game's stderr.
+    let crashed = row("syntax-error");
+    assert!(
+        crashed.contains("crash: exit status 1 (SyntaxError in bot.py line 3)"),
+        "{crashed}"
+    );
+    let traceback = text(b, "#grades pre.traceback");
+    assert!(traceback.contains("bot.py\", line 3"), "{traceback}");
+    assert!(traceback.contains("SyntaxError"), "{traceback}");
+    // Each forfeit links its replay and its game's stderr, which exist.
+    assert_eq!(count(b, "#grades tbody tr a.log"), 2);
+    let logs = b.eval(
+        "return Array.from(document.querySelectorAll('#grades a.log')).map(a => a.getAttribute('href'));",
+        json!([]),
+    );
+    for log in logs.as_array().unwrap() {
+        let log = log.as_str().unwrap();
+        assert!(log.starts_with("logs/syntax-error/"), "{log}");
+        assert!(out.join(log).is_file(), "{log}");
+    }
+    assert!(count(b, "#grades tbody tr a.replay") >= 4);
+    // An illegal reply is quoted as code, never in Markdown's backticks.
+    let thinking = row("thinking");
+    assert!(
+        thinking.contains("illegal reply thinking... at move 1"),
+        "{thinking}"
+    );
+    let codes = b.eval(
+        "return Array.from(document.querySelectorAll('#grades code')).map(c => c.textContent);",
+        json!([]),
+    );
+    assert!(
+        codes.as_array().unwrap().iter().any(|c| c == "thinking..."),
+        "{codes}"
+    );
+    assert!(!text(b, "#grades").contains('`'), "{}", text(b, "#grades"));
+    shot(b, root, "gauntlet-report");
 }
 
 fn gomoku(b: &Browser, root: &Path) {
@@ -388,6 +464,7 @@ fn the_report_puts_results_first_and_plays_replays_in_the_page() {
     let root = dir.path();
     let b = Browser::start(1100, 900);
     othello(&b, root);
+    grades(&b, root);
     gomoku(&b, root);
     numeron(&b, root);
     morra(&b, root);

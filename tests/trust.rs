@@ -75,7 +75,7 @@ fn bots_get_only_their_own_environment() {
         ],
     );
     assert!(result.status.success(), "{}", stderr(&result));
-    let log = std::fs::read_to_string(out.join("logs/envbot.log")).unwrap();
+    let log = bot_logs(&out, "envbot");
     assert!(!log.contains("hunter2-secret"), "{log}");
     assert!(!log.contains("SECRET_TOKEN"), "{log}");
     for wanted in [
@@ -196,7 +196,7 @@ fn submissions_never_get_more_than_their_submitter_had() {
     assert_eq!(hole.len(), 1 << 30);
     assert!(hole.blocks() < 1024, "{} blocks", hole.blocks());
     // A link into a share, and one inside the bot, are copied as their files.
-    let log = std::fs::read_to_string(out.join("logs/linker.log")).unwrap();
+    let log = bot_logs(&out, "linker");
     assert!(log.contains("SHARED-LIB"), "{log}");
     // Nothing from outside reached any file of the run.
     for entry in walk(&out) {

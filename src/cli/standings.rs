@@ -12,6 +12,7 @@ use clap::Args;
 
 use crate::export;
 use crate::results::games::{read_table, GameTable};
+use crate::results::left_out;
 use crate::standings::grades::{Gauntlet, Rule};
 use crate::tournament::file::TournamentFile;
 
@@ -47,6 +48,9 @@ struct Part {
     csv: PathBuf,
     games: GameTable,
     info: Option<TournamentFile>,
+    /// The bots its run left out, from `left_out.csv` beside it (else from its
+    /// `tournament.json`); `None` when neither is there.
+    left_out: Option<Vec<(String, String)>>,
 }
 
 /// Prints the tables of the games in the CSVs, and writes every output with `--out`.
@@ -69,14 +73,22 @@ pub fn run(args: StandingsArgs) -> Result<()> {
             .filter(|d| crate::tournament::file::path(d).is_file())
             .map(TournamentFile::read)
             .transpose()?;
+        let listed = left_out::path(&beside(csv));
+        let left_out = if listed.is_file() {
+            Some(left_out::read(&listed)?)
+        } else {
+            info.as_ref().map(TournamentFile::left_out)
+        };
         parts.push(Part {
             csv: csv.clone(),
             games,
             info,
+            left_out,
         });
     }
     check_mergeable(&parts)?;
     let info = parts.iter().find_map(|p| p.info.clone());
+    let left_out = merged_left_out(&parts, !args.references.is_empty());
     let replays = match &args.out {
         Some(dir) => {
             // Links are made relative to the output directory, which must exist for that.
@@ -90,10 +102,10 @@ pub fn run(args: StandingsArgs) -> Result<()> {
     for part in parts {
         games.extend(part.games);
     }
-    let gauntlet = gauntlet(&args, &games, info.as_ref())?;
+    let gauntlet = gauntlet(&args, &games, info.as_ref(), &left_out)?;
     let table = match &args.out {
         Some(dir) => {
-            let options = report_options(&args, &games, dir, gauntlet, replays);
+            let options = report_options(&args, &games, dir, gauntlet, replays, left_out);
             let written = export::write_all(dir, &games, &options)?;
             print_tables(&written.standings)?;
             if let Some(grades) = &written.grades {
@@ -120,7 +132,7 @@ fn print_tables(table: &crate::standings::Standings) -> Result<()> {
 }
 
 fn print_grades(grades: &crate::standings::grades::Grades) -> Result<()> {
-    crate::stdout::print(format_args!("\n{}", export::grades::markdown(grades)))
+    crate::stdout::print(format_args!("\n{}", export::terminal::grades(grades)))
         .context("cannot write the grades to stdout")
 }
 
@@ -247,13 +259,40 @@ fn first_difference(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> O
     }
 }
 
-/// The gauntlet to grade with `--gauntlet`: its candidates are the bots of the run (from
-/// `tournament.json`, with those that never ran, when it is beside the CSV; else from the
-/// games) that are not references, as `arena run` grades them.
+/// The bots the runs of `parts` left out, each once, in the order listed. When `grading` and a
+/// CSV has neither `left_out.csv` nor `tournament.json` beside it, says so on stderr: such
+/// bots, which played no game, cannot be graded.
+fn merged_left_out(parts: &[Part], grading: bool) -> Vec<(String, String)> {
+    let mut bots: Vec<(String, String)> = Vec::new();
+    for part in parts {
+        match &part.left_out {
+            Some(listed) => {
+                for (name, reason) in listed {
+                    if !bots.iter().any(|(n, _)| n == name) {
+                        bots.push((name.clone(), reason.clone()));
+                    }
+                }
+            }
+            None if grading => eprintln!(
+                "warning: neither `{}` nor `tournament.json` is beside `{}`: candidates left \
+                 out before the first game (a failed build) are not known, and not graded",
+                left_out::FILE,
+                part.csv.display()
+            ),
+            None => {}
+        }
+    }
+    bots
+}
+
+/// The gauntlet to grade with `--gauntlet`: its candidates are the bots of the run that are
+/// not references, as `arena run` grades them: those of the games, of `tournament.json` when
+/// it is beside the CSV, and those left out (`left_out`), which fail as never ran.
 fn gauntlet(
     args: &StandingsArgs,
     games: &GameTable,
     info: Option<&TournamentFile>,
+    left_out: &[(String, String)],
 ) -> Result<Option<Gauntlet>> {
     if args.references.is_empty() {
         return Ok(None);
@@ -263,17 +302,13 @@ fn gauntlet(
             bail!("unknown reference `{r}`: it played no game");
         }
     }
-    let bots: Vec<String> = match info {
-        Some(info) => info
-            .bots
-            .iter()
-            .map(|b| b.name.clone())
-            .chain(info.excluded.iter().map(|e| e.name.clone()))
-            .collect(),
-        None => (0..games.names.len() as u32)
-            .map(|id| games.name(id).to_string())
-            .collect(),
-    };
+    let bots = (0..games.names.len() as u32)
+        .map(|id| games.name(id).to_string())
+        .chain(
+            info.iter()
+                .flat_map(|i| i.bots.iter().map(|b| b.name.clone())),
+        )
+        .chain(left_out.iter().map(|(name, _)| name.clone()));
     let mut candidates: Vec<String> = bots
         .into_iter()
         .filter(|n| !args.references.contains(n))
@@ -283,14 +318,7 @@ fn gauntlet(
     Ok(Some(Gauntlet {
         references: args.references.clone(),
         candidates,
-        never_ran: info
-            .map(|i| {
-                i.excluded
-                    .iter()
-                    .map(|e| (e.name.clone(), e.reason.clone()))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        never_ran: left_out.to_vec(),
         rule: args.pass.unwrap_or_default(),
         move_time: info.map(|i| i.config.move_limits().move_time),
     }))
@@ -304,6 +332,7 @@ fn report_options(
     out: &Path,
     gauntlet: Option<Gauntlet>,
     replays: Vec<export::html::ReplayDir>,
+    left_out: Vec<(String, String)>,
 ) -> export::ReportOptions {
     let game = games.first().map_or("no games", |g| g.game.name());
     let single = match args.csv.as_slice() {
@@ -311,13 +340,6 @@ fn report_options(
         _ => None,
     };
     let info = single.as_ref().and_then(|d| TournamentFile::read(d).ok());
-    // The bots a single run left out, as its own report lists them.
-    let left_out = info.as_ref().map_or_else(Vec::new, |info| {
-        info.excluded
-            .iter()
-            .map(|e| (e.name.clone(), e.reason.clone()))
-            .collect()
-    });
     let described = info.map(|info| info.describe());
     let (title, config) = described.unwrap_or_else(|| {
         let files: Vec<String> = args.csv.iter().map(|p| p.display().to_string()).collect();

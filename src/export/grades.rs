@@ -54,7 +54,7 @@ impl Exporter for GradesMarkdown {
     }
 }
 
-fn wdl(r: &Record) -> String {
+pub(super) fn wdl(r: &Record) -> String {
     format!("{}-{}-{}", r.wins, r.draws, r.losses)
 }
 
@@ -129,7 +129,8 @@ fn log_file(bot: &str) -> String {
 }
 
 /// The `faults` cell of a candidate in `grades.md`: each forfeited game with its id (a link
-/// to its replay), opponent and what happened, then a link to the bot's log.
+/// to its replay), opponent and what happened (a crash's error, from the game's stderr, where
+/// known) and a link to the game's stderr where it has some, then a link to the bot's log.
 fn faults_cell(row: &Grade, links: Links) -> String {
     let mut parts: Vec<String> = row
         .faults
@@ -140,7 +141,15 @@ fn faults_cell(row: &Grade, links: Links) -> String {
             } else {
                 format!("game {}", f.game_id)
             };
-            escape(&format!("{game} against {}: {}", f.opponent, f.words))
+            let stderr = match (&f.log, links.logs) {
+                (Some(log), true) => format!(", [stderr]({log})"),
+                _ => String::new(),
+            };
+            escape(&format!(
+                "{game} against {}: {}{stderr}",
+                f.opponent,
+                f.explained()
+            ))
         })
         .collect();
     if links.logs && !parts.is_empty() {
@@ -319,12 +328,9 @@ Against each reference: points taken of those available (wins-draws-losses movin
             Rule::BeatAll,
         );
         let faults = "game 7 against ref: timeout at move 14 (no reply in 20 s); \
-                      game 8 against ref: illegal reply \"d9\" at move 9";
+                      game 8 against ref: illegal reply `d9` at move 9";
         let line = csv(&g).lines().nth(1).unwrap().to_string();
-        assert!(
-            line.ends_with(&format!(",\"{}\"", faults.replace('"', "\"\""))),
-            "{line}"
-        );
+        assert!(line.ends_with(&format!(",{faults}")), "{line}");
         // The reference's crash in game 9 is not the candidate's fault.
         assert!(!line.contains("game 9"), "{line}");
         let links = Links {
@@ -335,7 +341,7 @@ Against each reference: points taken of those available (wins-draws-losses movin
         assert!(
             md.contains(
                 "[game 7](replays/7.jsonl) against ref: timeout at move 14 (no reply in 20 s); \
-                 [game 8](replays/8.jsonl) against ref: illegal reply \"d9\" at move 9; \
+                 [game 8](replays/8.jsonl) against ref: illegal reply `d9` at move 9; \
                  [log](logs/cand_x.log) |"
             ),
             "{md}"

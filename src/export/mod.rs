@@ -13,10 +13,12 @@ use crate::standings::{Standing, Standings};
 pub mod csv;
 pub mod grades;
 pub mod html;
+pub mod logs;
 pub mod los;
 pub mod markdown;
 pub mod report;
 pub(crate) mod table;
+pub mod terminal;
 
 /// What the reports need besides the games.
 #[derive(Debug, Clone, Default)]
@@ -30,7 +32,9 @@ pub struct ReportOptions {
     /// Where the games' replays are (`replays/` beside the reports for a run), for the
     /// report's links and viewer; empty for none.
     pub replays: Vec<html::ReplayDir>,
-    /// Whether `logs/<bot>.log` sit next to the reports, for links from `grades.md`.
+    /// Whether `logs/` (`<bot>.log`, and `<bot>/<game_id>.log` for each game's stderr) sits
+    /// next to the reports, for links from the report and the grades, and for crashes'
+    /// tracebacks.
     pub logs: bool,
     /// For a gauntlet, what to grade: then `grades.csv` and `grades.md` are written too.
     pub gauntlet: Option<Gauntlet>,
@@ -48,6 +52,8 @@ pub struct ExportContext<'a> {
     /// The grades, for a gauntlet.
     pub grades: Option<&'a Grades>,
     pub options: &'a ReportOptions,
+    /// The games' stderr files beside the reports.
+    pub logs: &'a logs::GameLogs,
 }
 
 /// One output file: its name in the output directory and how to render it.
@@ -103,16 +109,23 @@ pub struct Written {
 /// same bytes.
 pub fn write_all(dir: &Path, games: &GameTable, opts: &ReportOptions) -> Result<Written> {
     let (standings, ratings) = rated_standings(games, opts.anchor.as_deref())?;
-    let grades = opts
-        .gauntlet
-        .as_ref()
-        .map(|g| crate::standings::grades::compute(games, g));
+    let logs = if opts.logs {
+        logs::GameLogs::beside(dir)
+    } else {
+        logs::GameLogs::default()
+    };
+    let grades = opts.gauntlet.as_ref().map(|g| {
+        let mut grades = crate::standings::grades::compute(games, g);
+        logs.explain(&mut grades);
+        grades
+    });
     let ctx = ExportContext {
         games,
         standings: &standings,
         ratings: &ratings,
         grades: grades.as_ref(),
         options: opts,
+        logs: &logs,
     };
     let mut files = Vec::new();
     for exporter in EXPORTERS.iter().filter(|e| e.applies(&ctx)) {

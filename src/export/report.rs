@@ -27,6 +27,13 @@ impl Exporter for HtmlReportFile {
             games: ctx.games,
             grades: ctx.grades,
             left_out: &ctx.options.left_out,
+            logs: ctx
+                .games
+                .iter()
+                .map(|g| {
+                    [g.bot_a, g.bot_b].map(|bot| ctx.logs.href(ctx.games.name(bot), g.game_id))
+                })
+                .collect(),
             replays: html::replays::find(
                 ctx.games,
                 &ctx.options.replays,

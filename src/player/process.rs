@@ -12,7 +12,7 @@ use tokio::time::{timeout_at, Instant};
 
 use super::engine::{Engine, EngineIo, EngineSetup};
 use super::pause::{Freezer, Pause};
-use crate::bot::log::GameLog;
+use crate::bot::log::{BotLog, GameLog};
 use crate::bot::prepare::PreparedBot;
 use crate::bot::Protocol;
 use crate::player::{Failure, Player, Request};
@@ -86,6 +86,8 @@ pub struct ProcessPlayer {
     cage: Option<Cage>,
     /// The pipe of this game's stderr into the bot's log; `None` once closed.
     log: Option<GameLog>,
+    /// The bot's log, noting into this game's file (what an engine says in the game).
+    notes: BotLog,
     /// Why the game's cage or log could not be set up: then no process starts.
     setup_error: Option<String>,
     /// The bot's stderr byte count when the game started.
@@ -148,11 +150,16 @@ impl ProcessPlayer {
             .cage(&settings.tag)
             .map_err(|e| setup_error = Some(format!("{e:#}")))
             .ok();
-        let log = bot
-            .log
-            .open_game()
-            .map_err(|e| setup_error = Some(format!("{e:#}")))
-            .ok();
+        // Each game's stderr in a file of its own, so games played at once never mix.
+        let (log, notes) = if settings.tag.is_empty() {
+            (bot.log.open_game(), bot.log.clone())
+        } else {
+            (
+                bot.log.open_game_file(&settings.tag),
+                bot.log.for_game(&settings.tag),
+            )
+        };
+        let log = log.map_err(|e| setup_error = Some(format!("{e:#}"))).ok();
         let stderr_start = bot.log.bytes();
         let engine = bot.spec.protocol.only_for().map(|_| {
             let limits = settings.limits;
@@ -182,6 +189,7 @@ impl ProcessPlayer {
             settings,
             cage,
             log,
+            notes,
             setup_error,
             stderr_start,
             session: None,
@@ -409,7 +417,7 @@ impl ProcessPlayer {
                 .as_mut()
                 .expect("stdin stays open during a game"),
             stdout: &mut session.stdout,
-            log: &self.bot.log,
+            log: &self.notes,
         };
         if fresh || !engine.started() {
             let startup = Instant::now() + limits.engine_startup;
@@ -582,7 +590,7 @@ impl Player for ProcessPlayer {
                 let mut io = EngineIo {
                     stdin,
                     stdout: &mut session.stdout,
-                    log: &self.bot.log,
+                    log: &self.notes,
                 };
                 engine.end(&mut io).await;
             }

@@ -1,6 +1,7 @@
 //! What a tournament produces game by game: the rows of `games.csv` and the replays.
 
 pub mod games;
+pub mod left_out;
 pub mod replay;
 
 use games::{Culprit, GameResult, Reason};

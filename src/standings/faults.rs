@@ -4,7 +4,7 @@
 //! | `reason` and `detail` | in words |
 //! |---|---|
 //! | `timeout: no reply in time` | `timeout at move 14 (no reply in 20 s)`, the move time from `tournament.json`; without it, `timeout at move 14` |
-//! | ``illegal: ... (reply `d9`)`` | `illegal reply "d9" at move 9` |
+//! | ``illegal: ... (reply `d9`)`` | ``illegal reply `d9` at move 9`` |
 //! | `crash: exited with status 1` | `crash: exit status 1` |
 //! | `crash: memory limit: ...` | `memory limit` |
 //! | `crash: ` anything else | `crash: ` and the rest, such as `crash: killed by signal 9` |
@@ -12,6 +12,10 @@
 //! The move is the one the bot was asked for: plies played before it, plus one. A game both
 //! bots forfeited has `a: FAULT / b: FAULT` as its detail; each bot's own part is used. A CSV
 //! written before the `detail` column gives just the reason and the move.
+//!
+//! A crash is explained further from the game's stderr, where its log is at hand
+//! ([`traceback`]): the error and where it was raised, such as `SyntaxError in bot.py line 3`,
+//! and the first lines of the traceback.
 
 use std::time::Duration;
 
@@ -26,6 +30,189 @@ pub struct Fault {
     pub opponent: String,
     /// How the game was lost, such as `timeout at move 14 (no reply in 20 s)`.
     pub words: String,
+    /// The game's stderr file, relative to the reports, where it is beside them.
+    pub log: Option<String>,
+    /// For a crash, what its stderr shows, where it is at hand.
+    pub traceback: Option<Traceback>,
+}
+
+impl Fault {
+    /// Whether the bot crashed (a memory limit included): its stderr may say why.
+    pub fn is_crash(&self) -> bool {
+        self.words.starts_with("crash") || self.words == "memory limit"
+    }
+
+    /// The words and, where known, the error, such as
+    /// `crash: exit status 1 (SyntaxError in bot.py line 3)`.
+    pub fn explained(&self) -> String {
+        match self.traceback.as_ref().and_then(|t| t.cause.as_deref()) {
+            Some(cause) => format!("{} ({cause})", self.words),
+            None => self.words.clone(),
+        }
+    }
+}
+
+/// What a crashed game's stderr shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Traceback {
+    /// The error and where it was raised, such as `SyntaxError in bot.py line 3` or
+    /// `NullPointerException in Bot.java line 12`, when the output is a traceback arena reads
+    /// (Python, Java, Perl).
+    pub cause: Option<String>,
+    /// The traceback's first lines (its last, the error, when it is longer), or else the last
+    /// lines of the output.
+    pub lines: Vec<String>,
+}
+
+/// Lines of a traceback shown.
+const TRACEBACK_LINES: usize = 8;
+
+/// Reads a crashed game's stderr: `None` when the bot wrote nothing.
+pub fn traceback(stderr: &str) -> Option<Traceback> {
+    // Arena's own notes (a truncated log) are not the bot's.
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty() && !l.starts_with("[arena]"))
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let starts = |l: &str| {
+        l.starts_with("Traceback (most recent call last)")
+            || l.starts_with("Exception in thread ")
+            || (l.trim_start().starts_with("File \"") && l.contains("\", line "))
+    };
+    // The last traceback: a bot that caught an error and went on shows the one it died of.
+    let start = lines.iter().rposition(|l| starts(l)).map(|last| {
+        // A Python traceback's header, or the first `File` line of an unheaded one.
+        let mut first = last;
+        while first > 0 && starts(lines[first - 1]) {
+            first -= 1;
+        }
+        lines[..=last]
+            .iter()
+            .rposition(|l| l.starts_with("Traceback (most recent call last)"))
+            .filter(|&t| {
+                lines[t..=last]
+                    .iter()
+                    .all(|l| !l.starts_with("Exception in"))
+            })
+            .map_or(first, |t| t.min(first))
+    });
+    let shown: Vec<String> = match start {
+        Some(start) => {
+            let rest = &lines[start..];
+            if rest.len() <= TRACEBACK_LINES {
+                rest.iter().map(|l| l.to_string()).collect()
+            } else {
+                let mut shown: Vec<String> = rest[..TRACEBACK_LINES - 2]
+                    .iter()
+                    .map(|l| l.to_string())
+                    .collect();
+                shown.push("…".to_string());
+                shown.push(
+                    python_error(rest)
+                        .unwrap_or(rest[rest.len() - 1])
+                        .to_string(),
+                );
+                shown
+            }
+        }
+        None => lines[lines.len().saturating_sub(TRACEBACK_LINES)..]
+            .iter()
+            .map(|l| l.to_string())
+            .collect(),
+    };
+    Some(Traceback {
+        cause: python_cause(&lines)
+            .or_else(|| java_cause(&lines))
+            .or_else(|| perl_cause(&lines)),
+        lines: shown,
+    })
+}
+
+/// The error line of a Python traceback: `NameError: name 'x' is not defined`.
+fn python_error<'a>(lines: &[&'a str]) -> Option<&'a str> {
+    lines
+        .iter()
+        .rev()
+        .copied()
+        .find(|l| error_name(l).is_some())
+}
+
+/// `SyntaxError` of `SyntaxError: invalid syntax`, `KeyboardInterrupt`, or of
+/// `json.decoder.JSONDecodeError: ...` its last part.
+fn error_name(line: &str) -> Option<&str> {
+    let name = line.split_once(':').map_or(line, |(n, _)| n);
+    let ok = !name.is_empty()
+        && !line.starts_with(' ')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && ["Error", "Exception", "Exit", "Interrupt", "Warning"]
+            .iter()
+            .any(|end| name.ends_with(end));
+    ok.then(|| name.rsplit('.').next().unwrap_or(name))
+}
+
+/// `SyntaxError in bot.py line 3`: the last error line, and the last `File "...", line N`
+/// before it.
+fn python_cause(lines: &[&str]) -> Option<String> {
+    let at = lines.iter().rposition(|l| error_name(l).is_some())?;
+    let name = error_name(lines[at])?;
+    let place = lines[..at].iter().rev().find_map(|l| {
+        let rest = l.trim_start().strip_prefix("File \"")?;
+        let (file, rest) = rest.split_once("\", line ")?;
+        let number: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        (!number.is_empty()).then(|| format!("{} line {number}", base_name(file)))
+    })?;
+    Some(format!("{name} in {place}"))
+}
+
+/// `NullPointerException in Bot.java line 12`: `Exception in thread "main" java.lang.X: ...`
+/// and the first `at ...(Bot.java:12)` after it.
+fn java_cause(lines: &[&str]) -> Option<String> {
+    let at = lines
+        .iter()
+        .rposition(|l| l.starts_with("Exception in thread "))?;
+    let thrown = lines[at].split_once("\" ")?.1;
+    let name = thrown.split([':', ' ']).next()?;
+    let name = name.rsplit('.').next().unwrap_or(name);
+    let place = lines[at + 1..].iter().find_map(|l| {
+        let inside = l.trim_start().strip_prefix("at ")?;
+        let (_, place) = inside.rsplit_once('(')?;
+        let (file, number) = place.strip_suffix(')')?.rsplit_once(':')?;
+        number
+            .chars()
+            .all(|c| c.is_ascii_digit())
+            .then(|| format!("{file} line {number}"))
+    });
+    Some(match place {
+        Some(place) => format!("{name} in {place}"),
+        None => name.to_string(),
+    })
+}
+
+/// `error in bot.pl line 3`: Perl's `... at bot.pl line 3.`, from the last such line.
+fn perl_cause(lines: &[&str]) -> Option<String> {
+    lines.iter().rev().find_map(|l| {
+        let (message, place) = l.rsplit_once(" at ")?;
+        let (file, rest) = place.split_once(" line ")?;
+        let number: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let what = if message.starts_with("syntax error") {
+            "syntax error"
+        } else {
+            "error"
+        };
+        (!number.is_empty() && !file.contains(' '))
+            .then(|| format!("{what} in {} line {number}", base_name(file)))
+    })
+}
+
+/// The file name of a path in a traceback: `bot.py` of `/tmp/arena/work/x/bot.py`.
+fn base_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// The bot in seat `seat` (0 for `a`) forfeited with `reason` after `plies` plies; `detail`
@@ -53,7 +240,7 @@ pub fn describe(
             None => format!("timeout at move {at}"),
         },
         Reason::Illegal => match reply(text) {
-            Some(reply) => format!("illegal reply \"{reply}\" at move {at}"),
+            Some(reply) => format!("illegal reply `{reply}` at move {at}"),
             None => format!("illegal reply at move {at}"),
         },
         Reason::Crash if text.starts_with("memory limit") => "memory limit".to_string(),
@@ -137,7 +324,7 @@ mod tests {
             [
                 "timeout at move 14 (no reply in 20 s)",
                 "timeout at move 14",
-                "illegal reply \"d9\" at move 9",
+                "illegal reply `d9` at move 9",
                 "illegal reply at move 9",
                 "crash: exit status 1",
                 "memory limit",
@@ -147,6 +334,51 @@ mod tests {
         );
         assert_eq!(duration(Duration::from_millis(500)), "500 ms");
         assert_eq!(duration(Duration::from_millis(1500)), "1.5 s");
+    }
+
+    #[test]
+    fn a_crash_is_explained_from_its_stderr_issue_18() {
+        let syntax = "  File \"/tmp/w/alice/bot.py\", line 3\n    def f(\n         ^\n\
+                      SyntaxError: '(' was never closed\n";
+        let t = traceback(syntax).unwrap();
+        assert_eq!(t.cause.as_deref(), Some("SyntaxError in bot.py line 3"));
+        assert_eq!(t.lines[0], "  File \"/tmp/w/alice/bot.py\", line 3");
+        assert_eq!(t.lines.len(), 4);
+
+        let mut runtime = "thinking...\nTraceback (most recent call last):\n".to_string();
+        for i in 0..10 {
+            runtime.push_str(&format!("  File \"bot.py\", line {i}, in f{i}\n    f()\n"));
+        }
+        runtime.push_str("ZeroDivisionError: division by zero\n[arena] log truncated\n");
+        let t = traceback(&runtime).unwrap();
+        assert_eq!(
+            t.cause.as_deref(),
+            Some("ZeroDivisionError in bot.py line 9")
+        );
+        assert_eq!(t.lines.len(), TRACEBACK_LINES);
+        assert_eq!(t.lines[0], "Traceback (most recent call last):");
+        assert_eq!(t.lines[TRACEBACK_LINES - 2], "…");
+        assert_eq!(
+            t.lines[TRACEBACK_LINES - 1],
+            "ZeroDivisionError: division by zero"
+        );
+
+        let java = "Exception in thread \"main\" java.lang.NullPointerException: x\n\
+                    \tat Bot.move(Bot.java:12)\n\tat Bot.main(Bot.java:3)\n";
+        let t = traceback(java).unwrap();
+        assert_eq!(
+            t.cause.as_deref(),
+            Some("NullPointerException in Bot.java line 12")
+        );
+        assert_eq!(t.lines.len(), 3);
+
+        let perl = traceback("syntax error at ./bot.pl line 4, near \"}\"\n").unwrap();
+        assert_eq!(perl.cause.as_deref(), Some("syntax error in bot.pl line 4"));
+
+        let plain = traceback("giving up\n").unwrap();
+        assert_eq!(plain.cause, None);
+        assert_eq!(plain.lines, ["giving up"]);
+        assert_eq!(traceback("\n[arena] note\n"), None);
     }
 
     #[test]

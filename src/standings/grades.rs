@@ -39,13 +39,13 @@
 //! | `<REF>:first` | record against it moving first (seat `a`), as `wins-draws-losses` |
 //! | `<REF>:second` | the same moving second (seat `b`) |
 //! | `reason` | empty for a pass; for a fail, why, such as ``not more than half the points against `greedy` (2 of 4)``, or `never ran: ` and the reason |
-//!
 //! | `faults` | each game against a reference the candidate forfeited, by game id, such as ``game 14 against greedy: timeout at move 14 (no reply in 20 s)``, joined by `; ` (see [`crate::standings::faults`] for the words) |
 //!
 //! A candidate that never ran has every column between `grade` and `reason` empty.
 //! `grades.md` shows the same as a table that reads well as plain text; in the directory of
-//! the run, its `faults` link each game to `replays/<game_id>.jsonl` and end with a link to
-//! the candidate's `logs/<bot>.log`.
+//! the run, its `faults` link each game to `replays/<game_id>.jsonl` and to its stderr,
+//! `logs/<bot>/<game_id>.log` (a crash's error read from it), and end with a link to the
+//! candidate's `logs/<bot>.log`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -323,6 +323,8 @@ pub fn compute(games: &GameTable, gauntlet: &Gauntlet) -> Grades {
                     game_id: g.game_id,
                     opponent: games.name(seats[1 - seat] as u32).to_string(),
                     words: describe(g.reason, detail, seat, plies, *move_time),
+                    log: None,
+                    traceback: None,
                 });
             }
         }

@@ -86,6 +86,14 @@ impl TournamentFile {
             .with_context(|| format!("cannot write `{}`", path.display()))
     }
 
+    /// The bots left out before the first game, `(name, reason)`, as `left_out.csv` lists them.
+    pub fn left_out(&self) -> Vec<(String, String)> {
+        self.excluded
+            .iter()
+            .map(|e| (e.name.clone(), e.reason.clone()))
+            .collect()
+    }
+
     /// Reads the file of an output directory, of this layout or the first one.
     pub fn read(out: &Path) -> Result<TournamentFile> {
         let path = path(out);

@@ -412,6 +412,7 @@ async fn finish<R: Remotes>(
 ) -> Result<Summary> {
     let config = &info.config;
     let out = config.out().to_path_buf();
+    crate::results::left_out::write(&out, &info.left_out())?;
     let before = records.len();
     let references = &info.gauntlet;
     let remote_names = remotes.names();
@@ -513,11 +514,7 @@ async fn finish<R: Remotes>(
         crate::standings::grades::Gauntlet {
             references: references.clone(),
             candidates,
-            never_ran: info
-                .excluded
-                .iter()
-                .map(|e| (e.name.clone(), e.reason.clone()))
-                .collect(),
+            never_ran: info.left_out(),
             rule: config.tournament.pass,
             move_time: Some(config.move_limits().move_time),
         }
@@ -536,11 +533,7 @@ async fn finish<R: Remotes>(
                 .collect(),
             logs: true,
             gauntlet,
-            left_out: info
-                .excluded
-                .iter()
-                .map(|e| (e.name.clone(), e.reason.clone()))
-                .collect(),
+            left_out: info.left_out(),
         },
     )?;
     crate::stdout::print(format_args!(
@@ -550,18 +543,14 @@ async fn finish<R: Remotes>(
     ))
     .context("cannot write the standings to stdout")?;
     if let Some(grades) = &written.grades {
-        crate::stdout::print(format_args!("\n{}", export::grades::markdown(grades)))
+        crate::stdout::print(format_args!("\n{}", export::terminal::grades(grades)))
             .context("cannot write the grades to stdout")?;
     }
     Ok(Summary {
         played: records.len() - before,
         games: records.len(),
         elapsed: started.elapsed(),
-        left_out: info
-            .excluded
-            .iter()
-            .map(|e| (e.name.clone(), e.reason.clone()))
-            .collect(),
+        left_out: info.left_out(),
     })
 }
 

@@ -222,11 +222,6 @@ pub async fn play_schedule<S: Seats>(
         for s in pairing.seats {
             busy[s] -= 1;
         }
-        for s in pairing.seats {
-            if let Some(e) = seats.write_error(s) {
-                return Err(stopped(anyhow::anyhow!(e)));
-            }
-        }
         let names = pairing.seats.map(|s| seats.name(s));
         for (i, fault) in outcome.faults.iter().enumerate() {
             if let Some(fault) = fault {
@@ -238,6 +233,12 @@ pub async fn play_schedule<S: Seats>(
                         names[1 - i]
                     ),
                 );
+            }
+        }
+        // After the notes: a note that cannot be written stops the run too.
+        for s in pairing.seats {
+            if let Some(e) = seats.write_error(s) {
+                return Err(stopped(anyhow::anyhow!(e)));
             }
         }
         let record = GameRecord {

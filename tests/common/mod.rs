@@ -108,6 +108,28 @@ pub fn games(out: &Path) -> Vec<Row> {
         .collect()
 }
 
+/// Everything in a bot's logs under `<out>/logs`: `<bot>.log` (builds, arena's notes), then
+/// each game's stderr, `<bot>/<game_id>.log`, in game order.
+pub fn bot_logs(out: &Path, bot: &str) -> String {
+    let logs = out.join("logs");
+    let mut text = std::fs::read_to_string(logs.join(format!("{bot}.log"))).unwrap_or_default();
+    let mut games: Vec<(u64, PathBuf)> = std::fs::read_dir(logs.join(bot))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let id = name.strip_suffix(".log")?.parse().ok()?;
+            Some((id, e.path()))
+        })
+        .collect();
+    games.sort();
+    for (_, path) in games {
+        text.push_str(&std::fs::read_to_string(path).unwrap());
+    }
+    text
+}
+
 /// The game between `x` and `y` (in either seat).
 pub fn game_between<'a>(rows: &'a [Row], x: &str, y: &str) -> &'a Row {
     rows.iter()

@@ -1,4 +1,5 @@
-//! The list of games, each id opening the game's replay in the page's viewer.
+//! The list of games, each id opening the game's replay in the page's viewer, with links to
+//! each bot's stderr in that game.
 
 use std::fmt::Write;
 
@@ -18,6 +19,7 @@ pub(super) fn games(out: &mut String, report: &HtmlReport<'_>) {
         return;
     }
     let linked = report.replays.hrefs.iter().any(Option::is_some);
+    let logged = report.logs.iter().flatten().any(Option::is_some);
     let first = table.first().is_none_or(|g| g.game.has_first_player());
     out.push_str("<section id=\"games\">\n<h2>Games</h2>\n");
     let _ = writeln!(
@@ -39,9 +41,14 @@ pub(super) fn games(out: &mut String, report: &HtmlReport<'_>) {
         out,
         "<div class=\"scroll\">\n<table class=\"games\">\n<thead>\n<tr><th>Game</th>\
          <th class=\"bot\">{}</th><th class=\"bot\">{}</th><th>Score</th><th>Result</th>\
-         <th class=\"ending\">Ending</th></tr>\n</thead>\n<tbody>\n",
+         <th class=\"ending\">Ending</th>{}</tr>\n</thead>\n<tbody>\n",
         if first { "First" } else { "Bot A" },
         if first { "Second" } else { "Bot B" },
+        if logged {
+            "<th class=\"logs\">Stderr</th>"
+        } else {
+            ""
+        }
     );
     // In game order, whatever order the games ended in (they end in any order when several
     // run at once), so a run's report and one regenerated from its CSV are the same.
@@ -74,10 +81,31 @@ pub(super) fn games(out: &mut String, report: &HtmlReport<'_>) {
             Reason::Illegal => format!("<span class=\"fail\">illegal move{who}</span>"),
             Reason::Crash => format!("<span class=\"fail\">crash{who}</span>"),
         };
+        let logs = if logged {
+            let links: Vec<String> = report
+                .logs
+                .get(i)
+                .into_iter()
+                .flatten()
+                .zip([a, b])
+                .filter_map(|(href, bot)| {
+                    let href = href.as_ref()?;
+                    Some(format!(
+                        "<a class=\"log\" href=\"{}\">{}</a>",
+                        esc(href),
+                        esc(bot)
+                    ))
+                })
+                .collect();
+            format!("<td class=\"logs\">{}</td>", links.join(" "))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
             "<tr><td class=\"ids\">{id}</td><td class=\"bot\">{}</td><td class=\"bot\">{}</td>\
-             <td>{}–{}</td><td class=\"result\">{result}</td><td class=\"ending\">{ending}</td></tr>",
+             <td>{}–{}</td><td class=\"result\">{result}</td><td class=\"ending\">{ending}</td>\
+             {logs}</tr>",
             esc(a),
             esc(b),
             g.score_a,

@@ -1,10 +1,12 @@
-//! A gauntlet's grades: per candidate, pass or fail, the points, the results against each
-//! reference and why it failed.
+//! A gauntlet's grades, first in its report: per candidate, pass or fail, the points, the
+//! results against each reference, why it failed and how it lost its games (each forfeit
+//! with its replay, its stderr and a crash's first traceback lines).
 
 use std::fmt::Write;
 
-use super::{bot_class, esc};
-use crate::standings::grades::{percent, Grades, Verdict, Versus};
+use super::{bot_class, code, esc, HtmlReport};
+use crate::standings::faults::Fault;
+use crate::standings::grades::{percent, Grade, Grades, Verdict, Versus};
 use crate::standings::{Record, WIN_POINTS};
 
 fn wdl(r: &Record) -> String {
@@ -37,16 +39,72 @@ fn versus(v: &Versus, split: bool) -> String {
     )
 }
 
-/// The grades table, after the standings.
-pub(super) fn grades(out: &mut String, g: &Grades) {
+/// One forfeit: the game (its replay, where linked), the opponent, what happened, a link to
+/// the game's stderr and a crash's traceback.
+fn fault(out: &mut String, f: &Fault, report: &HtmlReport<'_>) {
+    let href = report
+        .games
+        .iter()
+        .position(|g| g.game_id == f.game_id)
+        .and_then(|i| report.replays.href(i));
+    let game = match href {
+        Some(href) => format!(
+            "<a class=\"replay\" href=\"{}\">game {}</a>",
+            esc(href),
+            f.game_id
+        ),
+        None => format!("game {}", f.game_id),
+    };
+    let _ = write!(
+        out,
+        "<li>{game} against {}: <span class=\"words\">{}</span>",
+        esc(&f.opponent),
+        code(&f.words)
+    );
+    if let Some(cause) = f.traceback.as_ref().and_then(|t| t.cause.as_deref()) {
+        let _ = write!(out, " <span class=\"cause\">({})</span>", code(cause));
+    }
+    if let Some(log) = &f.log {
+        let _ = write!(out, " <a class=\"log\" href=\"{}\">stderr</a>", esc(log));
+    }
+    if let Some(t) = &f.traceback {
+        let _ = write!(
+            out,
+            "<pre class=\"traceback\">{}</pre>",
+            esc(&t.lines.join("\n"))
+        );
+    }
+    out.push_str("</li>");
+}
+
+/// The reason cell: why the candidate failed, then the games it forfeited.
+fn reason(out: &mut String, row: &Grade, report: &HtmlReport<'_>) {
+    out.push_str("<td class=\"reason\">");
+    let why = row.reason();
+    if !why.is_empty() {
+        let _ = write!(out, "<p class=\"why\">{}</p>", code(&why));
+    }
+    if !row.faults.is_empty() {
+        out.push_str("<ul class=\"faults\">");
+        for f in &row.faults {
+            fault(out, f, report);
+        }
+        out.push_str("</ul>");
+    }
+    out.push_str("</td></tr>\n");
+}
+
+/// The grades table, first in a gauntlet's report.
+pub(super) fn grades(out: &mut String, g: &Grades, report: &HtmlReport<'_>) {
     let split = g.game.is_none_or(|k| k.has_first_player());
     out.push_str("<section id=\"grades\">\n<h2>Grades</h2>\n");
     let _ = writeln!(
         out,
         "<p class=\"note\">Rule <code>{}</code>: {}. Against each reference: points taken of \
-         those available, and wins-draws-losses{}.</p>",
+         those available, and wins-draws-losses{}. Under the reason, each game the candidate \
+         forfeited.</p>",
         esc(&g.rule.to_string()),
-        esc(&g.rule.describe()),
+        code(&g.rule.describe()),
         if split {
             " moving first / moving second"
         } else {
@@ -94,7 +152,7 @@ pub(super) fn grades(out: &mut String, g: &Grades) {
                 let _ = write!(out, "<td class=\"ref\">{}</td>", versus(v, split));
             }
         }
-        let _ = writeln!(out, "<td class=\"reason\">{}</td></tr>", esc(&row.reason()));
+        reason(out, row, report);
     }
     out.push_str("</tbody>\n</table>\n</div>\n</section>\n");
 }

@@ -46,10 +46,13 @@ pub struct HtmlReport<'a> {
     pub failures: Vec<Failure>,
     /// The games, listed with links to their replays.
     pub games: &'a GameTable,
-    /// A gauntlet's grades, shown after the standings.
+    /// A gauntlet's grades, shown first.
     pub grades: Option<&'a Grades>,
     /// Bots that could not play, and why.
     pub left_out: &'a [(String, String)],
+    /// Per game of [`HtmlReport::games`]: the links to each seat's stderr in that game, where
+    /// it wrote some (empty for none at all).
+    pub logs: Vec<[Option<String>; 2]>,
     /// Each game's replay link (games without one are listed unlinked), and the replays'
     /// text when it is embedded.
     pub replays: Replays,
@@ -103,10 +106,11 @@ pub fn render(report: &HtmlReport<'_>) -> String {
         plural(games as usize, "game", "games"),
     );
     let failing = failing_bots(report);
-    standings(&mut out, report, &failing);
+    // A gauntlet is run for its grades: they come first.
     if let Some(g) = report.grades {
-        grades::grades(&mut out, g);
+        grades::grades(&mut out, g, report);
     }
+    standings(&mut out, report, &failing);
     crosstable(&mut out, s);
     left_out(&mut out, report.left_out);
     failures(&mut out, report, &failing);
@@ -135,7 +139,7 @@ fn left_out(out: &mut String, bots: &[(String, String)]) {
             out,
             "<tr><td class=\"bot\">{}</td><td>{}</td></tr>",
             esc(bot),
-            esc(why)
+            code(why)
         );
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
@@ -173,6 +177,25 @@ fn esc(s: &str) -> String {
             '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
             c if c.is_control() => out.push('\u{fffd}'),
             c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text for HTML like [`esc`], with each `` `span` `` in backticks (the messages' way of
+/// quoting a name or a reply) as `<code>span</code>`; a backtick without its pair stays.
+fn code(s: &str) -> String {
+    let parts: Vec<&str> = s.split('`').collect();
+    let mut out = String::with_capacity(s.len() + 16);
+    for (i, part) in parts.iter().enumerate() {
+        let paired = i % 2 == 1 && i + 1 < parts.len();
+        if paired {
+            let _ = write!(out, "<code>{}</code>", esc(part));
+        } else {
+            if i % 2 == 1 {
+                out.push('`');
+            }
+            out.push_str(&esc(part));
         }
     }
     out

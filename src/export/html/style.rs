@@ -84,11 +84,16 @@ svg .est { fill: #fff; stroke: #0b5cad; stroke-width: 2; }
 .grades th, .grades td { text-align: right; border-bottom: 1px solid var(--rule); vertical-align: top; }
 .grades thead th { border-bottom: 1px solid var(--line); }
 .grades .bot, .grades .reason { text-align: left; }
-.grades td.reason { color: var(--muted); font-size: 13px; max-width: 28em; }
+.grades td.reason { color: var(--muted); font-size: 13px; max-width: 40em; }
 .grades .grade { text-align: center; font-weight: 700; text-transform: uppercase; font-size: 12px; }
 .grades .grade.pass { color: #1a7f37; }
 .grades .grade.fail { color: var(--bad); }
 .grades .pct, .grades .wdl { display: block; font-size: 11px; color: var(--muted); }
+.grades td.reason p.why { margin: 0; }
+.grades ul.faults { margin: 4px 0 0; padding-left: 1.2em; color: var(--ink, inherit); }
+.grades ul.faults li { margin: 2px 0; }
+.grades .cause { font-weight: 600; }
+.grades pre.traceback { margin: 2px 0 4px; padding: 4px 6px; font-size: 11px; white-space: pre-wrap; overflow-wrap: anywhere; background: rgba(127,127,127,.08); border-left: 2px solid var(--bad); }
 .games th, .games td { text-align: right; border-bottom: 1px solid var(--rule); white-space: nowrap; }
 .games .bot, .games .result, .games .ending { text-align: left; }
 .games td.ids a, .games td.ids .gid { min-width: 2.8em; }
