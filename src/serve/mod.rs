@@ -218,6 +218,18 @@ fn operator(hub: Arc<Hub>) {
     });
 }
 
+/// The local bots and a gauntlet's grading, for the page.
+fn field(config: &RunConfig, locals: Vec<String>, references: Vec<String>) -> http::Field {
+    let gauntlet = (!references.is_empty()).then(|| crate::standings::grades::Gauntlet {
+        references,
+        candidates: Vec::new(),
+        never_ran: Vec::new(),
+        rule: config.tournament.pass,
+        move_time: Some(config.move_limits().move_time),
+    });
+    http::Field { locals, gauntlet }
+}
+
 fn serve_options(config: &RunConfig) -> Result<&ServeOptions> {
     config
         .serve
@@ -247,6 +259,9 @@ pub async fn serve(config: RunConfig) -> Result<Summary> {
         Registry::new(options.entrants.clone(), locals)
     });
     let (served, friendly) = open(&config, entrants, registry, &[]).await?;
+    let locals: Vec<String> = loaded.specs.iter().map(|s| s.name.clone()).collect();
+    let references = locals[..config.tournament.gauntlet.len().min(locals.len())].to_vec();
+    served.api.set_field(field(&config, locals, references));
     if options.open {
         eprintln!("registration is open: new entrants register on the page (or `POST /api/register`) until the start");
         served.hub.close_registration().await;
@@ -289,6 +304,12 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
         Vec::new()
     };
     let (served, friendly) = open(&info.config, entrants, None, &played).await?;
+    let locals = (info.bots.iter().filter(|b| !b.remote))
+        .map(|b| b.name.clone())
+        .collect();
+    served
+        .api
+        .set_field(field(&info.config, locals, info.gauntlet.clone()));
     let entrance = Arc::new(Entrance(Arc::clone(&served.hub), friendly));
     let summary = tournament::resume_with(out, jobs, quiet, entrance).await;
     if summary.is_ok() {

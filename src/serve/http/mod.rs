@@ -90,6 +90,18 @@ pub struct Api {
     down: tokio::sync::watch::Sender<bool>,
     /// One permit per open HTTP connection, at most [`MAX_CONNECTIONS`].
     connections: Arc<Semaphore>,
+    /// The local bots, and a gauntlet's references and rule (set once the bots are known).
+    field: std::sync::OnceLock<Field>,
+}
+
+/// The tournament's local bots as the page lists them from the start.
+#[derive(Debug, Clone, Default)]
+pub struct Field {
+    /// Every local bot, a gauntlet's references first.
+    pub locals: Vec<String>,
+    /// A gauntlet's grading: references, rule and move time (`candidates` are filled in as
+    /// the page asks, from the entrants and local bots that are not references).
+    pub gauntlet: Option<crate::standings::grades::Gauntlet>,
 }
 
 impl Api {
@@ -114,7 +126,13 @@ impl Api {
             registry,
             down: tokio::sync::watch::channel(false).0,
             connections: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+            field: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Tells the page the tournament's local bots and, for a gauntlet, its references.
+    pub fn set_field(&self, field: Field) {
+        let _ = self.field.set(field);
     }
 
     /// Waits, at most `within`, until every entrant who played over HTTP has been shown its
@@ -154,6 +172,18 @@ impl Api {
         games
     }
 
+    /// A game of `entrant` under way that no join has answered with, claimed now.
+    fn unclaimed(&self, entrant: usize) -> Option<play::Joined> {
+        let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut open: Vec<&Arc<Session>> = (sessions.iter())
+            .filter(|((_, e), s)| *e == entrant && !s.is_over())
+            .map(|(_, s)| s)
+            .collect();
+        open.sort_by_key(|s| s.joined().game);
+        let session = open.into_iter().find(|s| s.claim())?;
+        Some(session.joined().clone())
+    }
+
     /// The entrant whose token is in the `Authorization: Bearer TOKEN` header.
     fn entrant(&self, headers: &HeaderMap) -> Result<usize, ApiError> {
         let value = headers
@@ -171,6 +201,9 @@ pub fn router(api: Arc<Api>) -> Router {
     Router::new()
         .route("/", get(page::index))
         .route("/assets/live.js", get(page::live_js))
+        .route("/assets/common.js", get(page::common_js))
+        .route("/assets/play.js", get(page::play_js))
+        .route("/favicon.ico", get(page::favicon))
         .route("/assets/viewer.js", get(page::viewer_js))
         .route("/assets/style.css", get(page::style_css))
         .route("/api/tournament", get(watch::tournament))
