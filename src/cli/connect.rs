@@ -95,7 +95,7 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
     let workspace = Workspace::for_one_bot(sandbox, "connect")?;
     let bot = workspace.prepare_one(spec).await?;
     let seed = args.seed.unwrap_or_else(crate::config::random_seed);
-    let mut games = 0;
+    let mut card = super::scorecard::Scorecard::default();
     let result = loop {
         let mut line = String::new();
         match session.reader.read_line(&mut line).await {
@@ -125,7 +125,7 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
                     },
                 );
                 play(&mut session, player, game, seat, bot.spec.protocol).await;
-                games += 1;
+                card.game(&args.addr, &args.name, id).await;
             }
             _ => break Err(anyhow::anyhow!("the server said `{}`", line.trim())),
         }
@@ -141,7 +141,7 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
     };
     drop(session);
     workspace.close(vec![bot])?;
-    eprintln!("played {}", crate::tournament::plural(games, "game"));
+    eprintln!("{}", card.summary());
     result
 }
 

@@ -136,15 +136,16 @@ impl Api {
     }
 
     /// Waits, at most `within`, until every entrant who played over HTTP has been shown its
-    /// last game's result (the server may then stop).
+    /// last game's result, and every entrant that came has been told `END` (so that it may
+    /// ask for its last game's result first): the server may then stop.
     pub async fn settle(&self, within: Duration) {
         let deadline = tokio::time::Instant::now() + within;
         let untold = || {
             let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
             let told = |s: &Arc<Session>| s.told.load(std::sync::atomic::Ordering::Relaxed);
-            (!sessions.is_empty(), sessions.values().any(|s| !told(s)))
+            sessions.values().any(|s| !told(s))
         };
-        while untold().1 && tokio::time::Instant::now() < deadline {
+        while (untold() || self.hub.awaiting_end()) && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
