@@ -80,6 +80,9 @@ pub struct Api {
     pub hub: Arc<Hub>,
     /// Games played over HTTP, by game and entrant.
     sessions: Mutex<HashMap<(u64, usize), Arc<Session>>>,
+    /// Counts the games taken into `sessions`: a waiting join looks for one of its entrant's
+    /// that no join has answered with.
+    adopted: tokio::sync::watch::Sender<u64>,
     join_wait: Duration,
     /// Where the replays are written (`<OUT>/replays`), unless `--no-replays`.
     replays: Option<PathBuf>,
@@ -121,6 +124,7 @@ impl Api {
         Arc::new(Api {
             hub,
             sessions: Mutex::new(HashMap::new()),
+            adopted: tokio::sync::watch::channel(0).0,
             join_wait,
             replays,
             registry,

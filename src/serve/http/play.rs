@@ -127,6 +127,7 @@ impl Drop for Waiting<'_> {
 /// runs with no client knowing of it.
 pub async fn join(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
     let entrant = api.entrant(&headers)?;
+    let mut adopted = api.adopted.subscribe();
     if let Some(joined) = api.unclaimed(entrant) {
         return Ok(Json(joined).into_response());
     }
@@ -137,12 +138,23 @@ pub async fn join(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Res
         entrant,
         id,
     };
-    let assignment = match tokio::time::timeout_at(deadline, &mut assigned).await {
-        Ok(assignment) => assignment.ok(),
-        Err(_) => {
-            drop(waiting);
-            // A game given between the timeout and leaving the queue is still ours.
-            assigned.try_recv().ok()
+    let assignment = loop {
+        tokio::select! {
+            assignment = &mut assigned => break assignment.ok(),
+            _ = adopted.changed() => {
+                let Some(joined) = api.unclaimed(entrant) else { continue };
+                drop(waiting);
+                // A game given meanwhile waits, adopted, for the next join.
+                if let Ok(Assignment::Game(end)) = assigned.try_recv() {
+                    tokio::spawn(adopt(Arc::clone(&api), entrant, end));
+                }
+                return Ok(Json(joined).into_response());
+            }
+            () = tokio::time::sleep_until(deadline) => {
+                drop(waiting);
+                // A game given between the timeout and leaving the queue is still ours.
+                break assigned.try_recv().ok();
+            }
         }
     };
     match assignment {
@@ -184,6 +196,7 @@ async fn adopt(api: Arc<Api>, entrant: usize, mut end: LinkEnd) -> Option<Arc<Se
         .unwrap_or_else(|e| e.into_inner())
         .insert((joined.game, entrant), Arc::clone(&session));
     tokio::spawn(carry(Arc::clone(&session), end.out));
+    api.adopted.send_modify(|n| *n += 1);
     Some(session)
 }
 
