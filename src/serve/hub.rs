@@ -414,15 +414,8 @@ impl Hub {
             }
             if connected >= wanted {
                 let all = self.roll().list.len();
-                if connected >= all {
-                    eprintln!("all {all} entrants connected: starting");
-                } else if wanted == self.start.when {
-                    eprintln!("{connected} of {all} entrants connected (`--start-when {wanted}`): starting");
-                } else {
-                    eprintln!(
-                        "{connected} of {all} entrants connected (all who have games): starting"
-                    );
-                }
+                let when = (wanted == self.start.when).then_some(wanted);
+                eprintln!("{}", super::terminal::starting(connected, all, when));
                 break;
             }
             if connected != told {

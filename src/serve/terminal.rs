@@ -41,6 +41,18 @@ pub fn listening(addr: SocketAddr) {
     eprintln!("the page: {}{elsewhere}", page_url(addr));
 }
 
+/// `all 3 entrants connected: starting`, or how many are and why it starts (`when`: the
+/// `--start-when` number that is reached; `None`: all who have games to play are here).
+pub fn starting(connected: usize, all: usize, when: Option<usize>) -> String {
+    match when {
+        _ if connected >= all => format!("all {all} entrants connected: starting"),
+        Some(n) => {
+            format!("{connected} of {all} entrants connected (`--start-when {n}`): starting")
+        }
+        None => format!("{connected} of {all} entrants connected (all who have games): starting"),
+    }
+}
+
 /// A game's name: `game 3`, or `friendly game 2`.
 fn label(game_id: u64) -> String {
     if is_friendly(game_id) {
