@@ -235,8 +235,21 @@ fn in_a_gauntlet_the_live_page_agrees_with_the_files_and_says_when_the_tournamen
     );
     bob.join().unwrap();
 
-    // Mid-game, on a window of a usual size.
-    browser.wait_for("return document.querySelector('#my-board .cell.legal') !== null");
+    // Mid-game (a few moves in), on a tall window.
+    for _ in 0..4 {
+        wait(
+            &browser,
+            "return document.querySelector('#my-board .cell.legal') !== null \
+             || !!document.getElementById('my-status').dataset.result",
+            Duration::from_secs(40),
+        );
+        if verdict(&browser).is_some() {
+            break;
+        }
+        let before = moves_shown(&browser);
+        browser.click(&browser.find("#my-board .cell.legal"));
+        taken(&browser, before);
+    }
     browser.resize(1200, 1900);
     browser.eval("window.scrollTo(0, 0)", json!([]));
     browser.screenshot(&screenshots().join("serve-page-mid-game.png"));

@@ -46,7 +46,7 @@ pub struct Tournament {
 #[derive(Debug, Serialize)]
 pub struct GradeState {
     pub candidate: String,
-    /// `pass` or `fail`, on the games played so far.
+    /// `pass` or `fail`, on the games played so far (`-` before the candidate's first game).
     pub grade: &'static str,
     pub points: u32,
     /// The points there were to take in the games played so far.
@@ -70,12 +70,21 @@ fn grades(api: &Api, names: &[String]) -> Option<Vec<GradeState>> {
     let records = api.hub.games.records();
     let table = crate::results::games::GameTable::from_records(&records);
     let grades = crate::standings::grades::compute(&table, &gauntlet);
-    let rows = grades.rows.into_iter().map(|g| GradeState {
-        grade: g.word(),
-        points: g.points(),
-        available: g.available(),
-        reason: g.reason(),
-        candidate: g.candidate,
+    let closed = api.hub.status().1;
+    let rows = grades.rows.into_iter().map(|g| {
+        // Before its first game a candidate is not failing yet (at the end it is).
+        let waiting = g.games() == 0 && !closed;
+        GradeState {
+            grade: if waiting { "-" } else { g.word() },
+            points: g.points(),
+            available: g.available(),
+            reason: if waiting {
+                "no game played yet".to_string()
+            } else {
+                g.reason()
+            },
+            candidate: g.candidate,
+        }
     });
     Some(rows.collect())
 }

@@ -65,6 +65,15 @@
     return detail.indexOf(x.reason + ":") >= 0 ? detail : x.reason + ": " + detail;
   };
 
+  /// A text whose `backticked` parts are code, as nodes (never as HTML).
+  P.code = function (text) {
+    var box = document.createDocumentFragment();
+    String(text).split("`").forEach(function (part, i) {
+      if (part) { box.appendChild(i % 2 ? P.el("code", null, part) : document.createTextNode(part)); }
+    });
+    return box;
+  };
+
   /// Whether `name` plays game `g` (a summary or state with `players`).
   P.plays = function (g, name) { return !!(g && g.players && name && g.players.indexOf(name) >= 0); };
 

@@ -114,10 +114,13 @@
     var grades = info && info.grades;
     byId("grades-box").hidden = !grades;
     if (grades) {
-      table("grades", ["Candidate", "Grade", "Points", "Of", "Why"], grades.map(function (g) {
-        return { cells: [g.candidate, g.grade, g.points, g.available, g.reason], data: { candidate: g.candidate },
-          classes: [null, g.grade] };
-      }), [0, 4]);
+      var t = table("grades", ["Candidate", "Grade", "Points", "Of", "Why"], grades.map(function (g) {
+        return { cells: [g.candidate, g.grade, g.points, g.available, ""], data: { candidate: g.candidate },
+          classes: [null, g.grade, null, null, "why"] };
+      }), [0]);
+      Array.prototype.forEach.call(t.querySelectorAll("tbody tr"), function (tr, i) {
+        tr.lastChild.appendChild(P.code(grades[i].reason));
+      });
     }
     cross(list, refs);
     finished(ids);
