@@ -170,18 +170,23 @@ impl Api {
     fn playing(&self, entrant: usize) -> Vec<play::Joined> {
         let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         let mut games: Vec<play::Joined> = (sessions.iter())
-            .filter(|((_, e), s)| *e == entrant && !s.is_over())
+            .filter(|((g, e), s)| *e == entrant && !s.is_over() && !self.decided(*g))
             .map(|(_, s)| s.joined().clone())
             .collect();
         games.sort_by_key(|j| j.game);
         games
     }
 
+    /// Whether game `game` has its result (its link may not be dropped yet).
+    fn decided(&self, game: u64) -> bool {
+        self.hub.games.is_over(game) == Some(true)
+    }
+
     /// A game of `entrant` under way that no join has answered with, claimed now.
     fn unclaimed(&self, entrant: usize) -> Option<play::Joined> {
         let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         let mut open: Vec<&Arc<Session>> = (sessions.iter())
-            .filter(|((_, e), s)| *e == entrant && !s.is_over())
+            .filter(|((g, e), s)| *e == entrant && !s.is_over() && !self.decided(*g))
             .map(|(_, s)| s)
             .collect();
         open.sort_by_key(|s| s.joined().game);

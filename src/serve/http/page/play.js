@@ -136,6 +136,8 @@
           return;
         }
         delete me.others[r.body.game];
+        // A game whose result is shown already (its end not yet known to the server's join).
+        if (me.over[r.body.game]) { setTimeout(next, 500); return; }
         start(r.body);
       }
       else if (r.status === 204) { next(); }
