@@ -9,131 +9,17 @@
 //! games, sees others' rooms and hosts one.
 
 mod common;
+#[path = "common/page.rs"]
+mod page;
 #[path = "common/webdriver.rs"]
 mod webdriver;
 
-use std::path::Path;
-use std::process::Child;
 use std::time::Duration;
 
 use common::*;
+use page::*;
 use serde_json::json;
 use webdriver::Browser;
-
-/// Starts `arena serve GAME` for the entrants `people` (tokens `token-NAME`), with one game
-/// a pairing, in a gauntlet against `bots/GAME/BOT` if `bot` is given; the server and its
-/// port.
-fn server(
-    dir: &Path,
-    game: &str,
-    people: &[&str],
-    bot: Option<&str>,
-    extra: &[&str],
-) -> (Child, u16) {
-    let file = if people.is_empty() {
-        dir.join("entrants.toml")
-    } else {
-        entrants(dir, people)
-    };
-    let reference = bot.map(|b| bundled(game).join(b));
-    let gauntlet = match &reference {
-        Some(r) => vec!["--gauntlet", path(r)],
-        None => Vec::new(),
-    };
-    let out = dir.join("out");
-    let args = [
-        "serve",
-        game,
-        "--entrants",
-        path(&file),
-        "--out",
-        path(&out),
-    ];
-    let rest = ["--listen", "127.0.0.1:0", "--games", "1", "--seed", "3"];
-    let all = [
-        &args[..],
-        &gauntlet,
-        &rest,
-        &["--move-time", "30s", "--quiet"],
-        extra,
-    ]
-    .concat();
-    spawn_server(&all, false)
-}
-
-/// Signs in as `ann` and asks for her games.
-fn sign_in_and_play(browser: &Browser) {
-    sign_in(browser);
-    browser.click(&browser.find("#play"));
-}
-
-/// Signs in as `ann` with her token.
-fn sign_in(browser: &Browser) {
-    sign_in_as(browser, "ann");
-}
-
-/// Signs in as `name` (token `token-NAME`) and asks for the games.
-fn sign_in_as(browser: &Browser, name: &str) {
-    browser.wait_for(
-        "return document.getElementById('status').textContent.includes('Waiting to start')",
-    );
-    browser.type_into(&browser.find("#token"), &format!("token-{name}"));
-    browser.click(&browser.find("#signin-go"));
-    browser.wait_for("return !document.getElementById('me').hidden");
-    let shown = browser.eval(
-        "return document.getElementById('me-name').textContent",
-        json!([]),
-    );
-    assert_eq!(shown, name);
-}
-
-/// Waits up to `within` for `script` to return true; fails showing the person's game.
-fn wait(browser: &Browser, script: &str, within: Duration) {
-    let deadline = std::time::Instant::now() + within;
-    while browser.eval(script, json!([])) != true {
-        if std::time::Instant::now() > deadline {
-            let shown = browser.eval(
-                "var x = new XMLHttpRequest(); x.open('GET', '/api/games/1', false); x.setRequestHeader('Authorization', 'Bearer token-ann'); x.send(); return document.getElementById('mygame').innerText + '\\n' + x.responseText + '\\n' + document.getElementById('my-board').dataset.moves",
-                json!([]),
-            );
-            panic!(
-                "timed out waiting for `{script}`; the page shows:\n{}",
-                shown.as_str().unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// The moves of the person's game the page shows.
-fn moves_shown(browser: &Browser) -> String {
-    let v = browser.eval(
-        "return document.getElementById('my-board').dataset.moves",
-        json!([]),
-    );
-    v.as_str().unwrap_or_default().to_string()
-}
-
-/// Waits until the page shows the move just played (or the game's end).
-fn taken(browser: &Browser, before: String) {
-    wait(
-        browser,
-        &format!(
-            "return document.getElementById('my-board').dataset.moves !== '{before}' \
-             || !!document.getElementById('my-status').dataset.result"
-        ),
-        Duration::from_secs(10),
-    );
-}
-
-/// The page's verdict on the person's game, once there is one.
-fn verdict(browser: &Browser) -> Option<String> {
-    let v = browser.eval(
-        "return document.getElementById('my-status').dataset.result || null",
-        json!([]),
-    );
-    v.as_str().map(str::to_string)
-}
 
 #[test]
 fn a_person_plays_a_whole_othello_game_in_the_browser_and_watches_the_tables_issue_12() {
@@ -198,10 +84,11 @@ fn a_person_plays_a_whole_othello_game_in_the_browser_and_watches_the_tables_iss
         .find(|r| r[1] == "ann")
         .expect("ann in the standings");
     assert_eq!(ann[2], "1", "one game: {rows}");
+    // Points as the files count them: a win 2, a draw 1.
     let points = match result.as_str() {
-        "You won" => "1",
+        "You won" => "2",
         "You lost" => "0",
-        _ => "½",
+        _ => "1",
     };
     assert_eq!(ann[6], points, "{rows}");
     let cross = browser.eval(
@@ -252,20 +139,33 @@ fn a_person_registers_on_the_page_plays_numeron_through_the_form_and_watchers_ne
     browser.goto(&format!("http://127.0.0.1:{port}/"));
     // Registration is open: ann picks her name on the page and gets her token there.
     browser.wait_for("return !document.getElementById('register').hidden");
+    browser.wait_for(
+        "return document.getElementById('status').textContent.includes('Waiting to start: no one has registered yet.')",
+    );
     browser.type_into(&browser.find("#reg-name"), "ann");
     browser.click(&browser.find("#register-go"));
     browser.wait_for("return !document.getElementById('me').hidden");
+    // The token is shown once, in its own box with a copy button and a word on keeping it;
+    // the box stays when the page updates (here: on ann's registration).
+    browser.wait_for("return document.getElementById('entrants').textContent.includes('ann')");
+    browser.wait_for("return !document.getElementById('token-box').hidden");
     let shown = browser.eval(
-        "return document.getElementById('register-token').textContent",
+        "return document.getElementById('token-value').textContent",
         json!([]),
     );
-    let token = shown
-        .as_str()
-        .unwrap()
-        .rsplit(' ')
-        .next()
-        .unwrap()
-        .to_string();
+    let token = shown.as_str().unwrap().to_string();
+    let said = browser.eval(
+        "return document.getElementById('token-box').textContent",
+        json!([]),
+    );
+    let said = said.as_str().unwrap();
+    assert!(
+        said.contains("keep it") && said.contains("arena connect"),
+        "{said}"
+    );
+    browser.click(&browser.find("#token-copy"));
+    browser.wait_for("return document.getElementById('token-copied').textContent !== ''");
+    browser.screenshot(&screenshots().join("serve-page-token.png"));
     assert_eq!(token.len(), 64, "{shown}");
     let table = std::fs::read_to_string(dir.path().join("entrants.toml")).unwrap();
     let entrants = arena::serve::entrants::Entrants::parse(&table).unwrap();
@@ -397,26 +297,6 @@ fn two_people_in_two_browsers_play_each_other_a_whole_othello_game_issue_12() {
         _ => "draw",
     };
     assert_eq!(result_for(&rows[0], "ann"), expected);
-}
-
-/// Plays the person's game by clicking its first legal square until the page gives its
-/// verdict; the verdict.
-fn play_out(browser: &Browser) -> String {
-    for _ in 0..64 {
-        wait(
-            browser,
-            "return document.querySelector('#my-board .cell.legal') !== null \
-             || !!document.getElementById('my-status').dataset.result",
-            Duration::from_secs(40),
-        );
-        if let Some(result) = verdict(browser) {
-            return result;
-        }
-        let before = moves_shown(browser);
-        browser.click(&browser.find("#my-board .cell.legal"));
-        taken(browser, before);
-    }
-    panic!("an Othello game has at most 60 moves");
 }
 
 #[test]

@@ -204,6 +204,8 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
     let workspace = Workspace::for_one_bot(sandbox, "connect")?;
     let bot = workspace.prepare_one(spec).await?;
     let seed = args.seed.unwrap_or_else(crate::config::random_seed);
+    let mut card = super::scorecard::Scorecard::default();
+    // Games begun, whatever became of them: after one, a server that is gone has ended.
     let mut games = 0;
     let result = loop {
         let mut line = String::new();
@@ -238,7 +240,10 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
                 let ended = play(&mut session, player, game, seat).await;
                 games += 1;
                 match ended {
-                    Ended::Over => backoff.reset(),
+                    Ended::Over => {
+                        card.game(&args.addr, &args.name, id).await;
+                        backoff.reset();
+                    }
                     // Connecting again would get the same game, and the same failure.
                     Ended::Failed(Failure::Crash(why), true) => {
                         break Err(anyhow::anyhow!(
@@ -269,7 +274,7 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
     };
     drop(session);
     workspace.close(vec![bot])?;
-    eprintln!("played {}", crate::tournament::plural(games, "game"));
+    eprintln!("{}", card.summary());
     result
 }
 

@@ -14,6 +14,7 @@ use crate::tournament;
 mod connect;
 mod doctor;
 mod play;
+mod scorecard;
 mod serve;
 mod standings;
 
@@ -40,10 +41,15 @@ pub enum Command {
     Play(PlayArgs),
     /// Run a tournament whose players are local bots and remote entrants who connect over
     /// TCP (see "Playing over the network" in the README).
+    ///
+    /// Its terminal says the page's address, who connects and who leaves, and each game's
+    /// start and result, a line each (stderr); type `start` and Enter to start now.
     Serve(Box<serve::ServeArgs>),
     /// Print a new entrant's `[[entrant]]` table (stdout) and token (stderr).
     Entrant(serve::EntrantArgs),
     /// Play a local bot on an `arena serve` tournament, one connection per game.
+    ///
+    /// Says each game's result and, at the end, how many were won, drawn and lost (stderr).
     Connect(connect::ConnectArgs),
 }
 

@@ -9,6 +9,8 @@ use serde::Serialize;
 
 use crate::game::{GameKind, Seat};
 use crate::results::games::{GameRecord, GameResult, Reason};
+#[cfg(doc)]
+use crate::standings::{DRAW_POINTS, WIN_POINTS};
 use crate::tournament::runner::Watch;
 
 use super::hub::HubEvent;
@@ -122,22 +124,26 @@ pub struct Final {
     pub detail: String,
 }
 
-/// A player's results so far.
+/// A player's results so far, as `standings.csv` counts them.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Tally {
+    /// Its place (players equal on points, wins and score difference share one).
+    pub rank: usize,
     pub name: String,
     pub games: u32,
     pub wins: u32,
     pub draws: u32,
     pub losses: u32,
-    /// A win is 1 point, a draw 1/2.
-    pub points: f64,
+    /// A win is [`WIN_POINTS`] points, a draw [`DRAW_POINTS`], as in the files.
+    pub points: u32,
 }
 
 #[derive(Default)]
 struct Inner {
     games: BTreeMap<u64, GameInfo>,
-    tally: BTreeMap<String, Tally>,
+    /// The tournament's finished games (friendly ones left out), for the standings and
+    /// grades, counted exactly as the files count them.
+    records: Vec<GameRecord>,
     /// Finished games whose moves are still kept, oldest first.
     kept: VecDeque<u64>,
 }
@@ -183,11 +189,25 @@ impl Games {
         self.lock().games.get(&game_id).cloned()
     }
 
-    /// The standings so far: most points first, then by name.
+    /// The standings so far, in the files' order and points (see [`crate::standings`]).
     pub fn standings(&self) -> Vec<Tally> {
-        let mut list: Vec<Tally> = self.lock().tally.values().cloned().collect();
-        list.sort_by(|a, b| b.points.total_cmp(&a.points).then(a.name.cmp(&b.name)));
-        list
+        let rows = crate::standings::compute(&self.lock().records).rows;
+        (rows.into_iter())
+            .map(|r| Tally {
+                rank: r.rank,
+                name: r.bot,
+                games: r.games,
+                wins: r.wins,
+                draws: r.draws,
+                losses: r.losses,
+                points: r.points,
+            })
+            .collect()
+    }
+
+    /// The tournament's finished games so far, friendly ones left out.
+    pub fn records(&self) -> Vec<GameRecord> {
+        self.lock().records.clone()
     }
 
     /// Learns what happened in a game; the events that announce it.
@@ -292,24 +312,8 @@ impl Inner {
             info.trimmed = true;
             info.replies = record.plies as usize;
         }
-        if is_friendly(game_id) {
-            return;
-        }
-        for (i, name) in [&record.bot_a, &record.bot_b].into_iter().enumerate() {
-            let t = self.tally.entry(name.clone()).or_default();
-            t.name = name.clone();
-            t.games += 1;
-            match (record.result, i) {
-                (GameResult::Draw, _) => {
-                    t.draws += 1;
-                    t.points += 0.5;
-                }
-                (GameResult::A, 0) | (GameResult::B, 1) => {
-                    t.wins += 1;
-                    t.points += 1.0;
-                }
-                _ => t.losses += 1,
-            }
+        if !is_friendly(game_id) {
+            self.records.push(record.clone());
         }
     }
 }

@@ -50,6 +50,12 @@ struct Slot {
     last_seen: Option<Instant>,
     /// Games whose connection dropped, waiting for a new one.
     orphans: VecDeque<oneshot::Sender<Link>>,
+    /// It has connected at least once.
+    came: bool,
+    /// One of its connections has been told `END`.
+    ended: bool,
+    /// The terminal said it connected (and not yet that it left); since when it is away.
+    said: Option<Option<Instant>>,
 }
 
 impl Slot {
@@ -80,7 +86,7 @@ impl Slot {
 
     fn end(&mut self) {
         for w in self.waiting.drain(..) {
-            let _ = w.tx.send(Assignment::End);
+            self.ended |= w.tx.send(Assignment::End).is_ok();
         }
     }
 }
@@ -284,15 +290,18 @@ impl Hub {
         let closed = state.closed;
         let slot = &mut state.slots[entrant];
         slot.prune();
+        slot.came = true;
         let (tx, rx) = oneshot::channel();
         if closed || slot.finished() {
             let _ = tx.send(Assignment::End);
+            slot.ended = true;
             return Ok((id, rx));
         }
         // A game whose connection dropped takes the new one first.
         while let Some(orphan) = slot.orphans.pop_front() {
             let (ours, theirs) = link();
             if orphan.send(ours).is_ok() {
+                slot.said = Some(None);
                 let _ = tx.send(Assignment::Game(theirs));
                 return Ok((id, rx));
             }
@@ -300,6 +309,10 @@ impl Hub {
         if slot.waiting.len() >= MAX_WAITING {
             return Err(format!("too many connections (at most {MAX_WAITING})"));
         }
+        if slot.said.is_none() {
+            eprintln!("{} connected", self.roll().list[entrant].name);
+        }
+        slot.said = Some(None);
         slot.waiting.push_back(Waiter { id, tx });
         slot.last_seen = Some(Instant::now());
         drop(state);
@@ -324,6 +337,37 @@ impl Hub {
         let state = self.lock();
         let slots = state.slots.iter().map(|s| (s.connected(), s.active));
         (state.started, state.closed, slots.collect())
+    }
+
+    /// Says on the terminal who left: entrants said to be connected that have no connection
+    /// nor game, and have been told `END`, or have been away for `away`, or `all` are (the
+    /// server closes).
+    pub fn say_left(&self, away: Duration, all: bool) {
+        let (now, mut state) = (Instant::now(), self.lock());
+        for (i, slot) in state.slots.iter_mut().enumerate() {
+            slot.prune();
+            let here = slot.connected() || slot.active > 0;
+            let Some(since) = slot.said.as_mut().filter(|_| !here) else {
+                slot.said = slot.said.map(|_| None);
+                continue;
+            };
+            let since = *since.get_or_insert(now);
+            if slot.ended || all || now >= since + away {
+                slot.said = None;
+                eprintln!("{} left", self.roll().list[i].name);
+            }
+        }
+    }
+
+    /// Whether an entrant that came has not yet been told `END` (it may still be asking for
+    /// its last game's result, see `arena connect`).
+    pub fn awaiting_end(&self) -> bool {
+        self.lock().slots.iter().any(|s| s.came && !s.ended)
+    }
+
+    /// Changes of the entrants' connections and games, as they happen.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
     }
 
     /// How many entrants have a waiting connection.
@@ -358,11 +402,20 @@ impl Hub {
     /// Waits until `wanted` entrants are connected, the start time, or the operator's
     /// `start`; then no entrant can register any more.
     pub async fn wait_start(&self, wanted: usize) {
+        if self.lock().released {
+            return;
+        }
         let mut changes = self.changed.subscribe();
         let mut told = usize::MAX;
         loop {
             let connected = self.connected();
-            if connected >= wanted || self.lock().released {
+            if self.lock().released {
+                break;
+            }
+            if connected >= wanted {
+                let all = self.roll().list.len();
+                let when = (wanted == self.start.when).then_some(wanted);
+                eprintln!("{}", super::terminal::starting(connected, all, when));
                 break;
             }
             if connected != told {
@@ -379,6 +432,10 @@ impl Hub {
                     .unwrap_or(Duration::ZERO)
             });
             if until == Some(Duration::ZERO) {
+                eprintln!(
+                    "the start time has come: starting with {connected} of {} entrants connected",
+                    self.roll().list.len()
+                );
                 break;
             }
             let wait = until.unwrap_or(Duration::from_secs(3600));

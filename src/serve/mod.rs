@@ -28,6 +28,7 @@ pub mod hub;
 pub mod registry;
 pub mod rooms;
 pub mod tcp;
+pub mod terminal;
 
 use entrants::Entrants;
 use hub::{Hub, Start};
@@ -101,6 +102,11 @@ impl Remotes for Entrance {
     }
 
     fn watch(&self, game_id: u64, event: Watch<'_>) {
+        match event {
+            Watch::Started { names, .. } => eprintln!("{}", terminal::started(game_id, names)),
+            Watch::Over { record } => eprintln!("{}", terminal::over(record)),
+            Watch::Move { .. } => {}
+        }
         if let (Watch::Over { record }, true) = (event, rooms::is_friendly(game_id)) {
             if let Err(e) = self.1.append(record) {
                 eprintln!("friendly game {game_id}: {e:#}");
@@ -121,6 +127,8 @@ struct Served {
     /// With `--stay`, what ends the server after the last game (listening from the start,
     /// so that no signal is missed).
     stops: Option<tournament::Stops>,
+    /// Says who connected and who left.
+    presence: terminal::PresenceWatch,
 }
 
 impl Served {
@@ -138,6 +146,7 @@ impl Served {
         }
         // Answers under way go out whole, then every connection closes.
         self.api.shut(SHUT_TIME).await;
+        self.presence.flush();
         drop(self.hub);
         Ok(())
     }
@@ -177,7 +186,7 @@ async fn open(
     hub.games.restore(&friendlies);
     let listener = tcp::listen(&options.listen).await?;
     let addr = listener.local_addr()?;
-    eprintln!("listening on {addr}");
+    terminal::listening(addr);
     let replays = config.replays().then(|| config.out().join("replays"));
     let api = http::Api::with(Arc::clone(&hub), http::JOIN_WAIT, replays, registry);
     tokio::spawn(tcp::accept(
@@ -187,11 +196,13 @@ async fn open(
     ));
     let stops = options.stay.then(tournament::Stops::listen).transpose()?;
     operator(Arc::clone(&hub));
+    let presence = terminal::watch_presence(&hub);
     let served = Served {
         hub,
         api,
         addr,
         stops,
+        presence,
     };
     Ok((served, friendly))
 }
@@ -206,6 +217,8 @@ fn operator(hub: Arc<Hub>) {
             // Reading the terminal from the background would stop the whole server.
             return;
         }
+    }
+    if typed() {
         eprintln!("type `start` and Enter to start now, whoever is connected");
     }
     std::thread::spawn(move || {
@@ -224,6 +237,32 @@ fn operator(hub: Arc<Hub>) {
     });
 }
 
+/// The local bots and a gauntlet's grading, for the page.
+fn field(config: &RunConfig, locals: Vec<String>, references: Vec<String>) -> http::Field {
+    let gauntlet = (!references.is_empty()).then(|| crate::standings::grades::Gauntlet {
+        references,
+        candidates: Vec::new(),
+        never_ran: Vec::new(),
+        rule: config.tournament.pass,
+        move_time: Some(config.move_limits().move_time),
+    });
+    http::Field { locals, gauntlet }
+}
+
+/// Whether someone can type on stdin: a terminal, or a pipe (a program, or a terminal
+/// through one); not `/dev/null` or a file.
+fn typed() -> bool {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return true;
+    }
+    let meta = rustix::fs::fstat(&stdin).map(|m| rustix::fs::FileType::from_raw_mode(m.st_mode));
+    matches!(
+        meta,
+        Ok(rustix::fs::FileType::Fifo | rustix::fs::FileType::Socket)
+    )
+}
+
 fn serve_options(config: &RunConfig) -> Result<&ServeOptions> {
     config
         .serve
@@ -233,7 +272,9 @@ fn serve_options(config: &RunConfig) -> Result<&ServeOptions> {
 
 /// Serves a new tournament: the configuration's local bots and the entrants of its
 /// `--entrants` file.
-pub async fn serve(config: RunConfig) -> Result<Summary> {
+pub async fn serve(mut config: RunConfig) -> Result<Summary> {
+    // The server's terminal says each game on a line (see `terminal`): no progress bar.
+    config.output.quiet = true;
     let options = serve_options(&config)?.clone();
     let entrants = if options.open && !options.entrants.exists() {
         Entrants::default()
@@ -253,6 +294,9 @@ pub async fn serve(config: RunConfig) -> Result<Summary> {
         Registry::new(options.entrants.clone(), locals)
     });
     let (served, friendly) = open(&config, entrants, registry, &[]).await?;
+    let locals: Vec<String> = loaded.specs.iter().map(|s| s.name.clone()).collect();
+    let references = locals[..config.tournament.gauntlet.len().min(locals.len())].to_vec();
+    served.api.set_field(field(&config, locals, references));
     if options.open {
         eprintln!("registration is open: new entrants register on the page (or `POST /api/register`) until the start");
         served.hub.close_registration().await;
@@ -295,8 +339,15 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
         Vec::new()
     };
     let (served, friendly) = open(&info.config, entrants, None, &played).await?;
+    let locals = (info.bots.iter().filter(|b| !b.remote))
+        .map(|b| b.name.clone())
+        .collect();
+    served
+        .api
+        .set_field(field(&info.config, locals, info.gauntlet.clone()));
     let entrance = Arc::new(Entrance(Arc::clone(&served.hub), friendly));
-    let summary = tournament::resume_with(out, jobs, quiet, entrance).await;
+    // The server's terminal says each game on a line (see `terminal`): no progress bar.
+    let summary = tournament::resume_with(out, jobs, true, entrance).await;
     if summary.is_ok() {
         served.close(options).await?;
     }

@@ -88,6 +88,15 @@ impl Browser {
         browser
     }
 
+    /// Makes the window `width` by `height` pixels.
+    pub fn resize(&self, width: u32, height: u32) {
+        self.command(
+            "POST",
+            "window/rect",
+            json!({ "width": width, "height": height }),
+        );
+    }
+
     /// Opens `url` and waits for it to load.
     pub fn goto(&self, url: &str) {
         self.command("POST", "url", json!({ "url": url }));

@@ -79,6 +79,9 @@ pub struct Api {
     pub hub: Arc<Hub>,
     /// Games played over HTTP, by game and entrant.
     sessions: Mutex<HashMap<(u64, usize), Arc<Session>>>,
+    /// Counts the games taken into `sessions`: a waiting join looks for one of its entrant's
+    /// that no join has answered with.
+    adopted: tokio::sync::watch::Sender<u64>,
     join_wait: Duration,
     /// Where the replays are written (`<OUT>/replays`), unless `--no-replays`.
     replays: Option<PathBuf>,
@@ -89,6 +92,18 @@ pub struct Api {
     down: tokio::sync::watch::Sender<bool>,
     /// One permit per open HTTP connection, at most [`MAX_CONNECTIONS`].
     connections: Arc<Semaphore>,
+    /// The local bots, and a gauntlet's references and rule (set once the bots are known).
+    field: std::sync::OnceLock<Field>,
+}
+
+/// The tournament's local bots as the page lists them from the start.
+#[derive(Debug, Clone, Default)]
+pub struct Field {
+    /// Every local bot, a gauntlet's references first.
+    pub locals: Vec<String>,
+    /// A gauntlet's grading: references, rule and move time (`candidates` are filled in as
+    /// the page asks, from the entrants and local bots that are not references).
+    pub gauntlet: Option<crate::standings::grades::Gauntlet>,
 }
 
 impl Api {
@@ -108,24 +123,32 @@ impl Api {
         Arc::new(Api {
             hub,
             sessions: Mutex::new(HashMap::new()),
+            adopted: tokio::sync::watch::channel(0).0,
             join_wait,
             replays,
             registry,
             down: tokio::sync::watch::channel(false).0,
             connections: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+            field: std::sync::OnceLock::new(),
         })
     }
 
+    /// Tells the page the tournament's local bots and, for a gauntlet, its references.
+    pub fn set_field(&self, field: Field) {
+        let _ = self.field.set(field);
+    }
+
     /// Waits, at most `within`, until every entrant who played over HTTP has been shown its
-    /// last game's result (the server may then stop).
+    /// last game's result, and every entrant that came has been told `END` (so that it may
+    /// ask for its last game's result first): the server may then stop.
     pub async fn settle(&self, within: Duration) {
         let deadline = tokio::time::Instant::now() + within;
         let untold = || {
             let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
             let told = |s: &Arc<Session>| s.told.load(std::sync::atomic::Ordering::Relaxed);
-            (!sessions.is_empty(), sessions.values().any(|s| !told(s)))
+            sessions.values().any(|s| !told(s))
         };
-        while untold().1 && tokio::time::Instant::now() < deadline {
+        while (untold() || self.hub.awaiting_end()) && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
@@ -146,11 +169,28 @@ impl Api {
     fn playing(&self, entrant: usize) -> Vec<play::Joined> {
         let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         let mut games: Vec<play::Joined> = (sessions.iter())
-            .filter(|((_, e), s)| *e == entrant && !s.is_over())
+            .filter(|((g, e), s)| *e == entrant && !s.is_over() && !self.decided(*g))
             .map(|(_, s)| s.joined().clone())
             .collect();
         games.sort_by_key(|j| j.game);
         games
+    }
+
+    /// Whether game `game` has its result (its link may not be dropped yet).
+    fn decided(&self, game: u64) -> bool {
+        self.hub.games.is_over(game) == Some(true)
+    }
+
+    /// A game of `entrant` under way that no join has answered with, claimed now.
+    fn unclaimed(&self, entrant: usize) -> Option<play::Joined> {
+        let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut open: Vec<&Arc<Session>> = (sessions.iter())
+            .filter(|((g, e), s)| *e == entrant && !s.is_over() && !self.decided(*g))
+            .map(|(_, s)| s)
+            .collect();
+        open.sort_by_key(|s| s.joined().game);
+        let session = open.into_iter().find(|s| s.claim())?;
+        Some(session.joined().clone())
     }
 
     /// The entrant whose token is in the `Authorization: Bearer TOKEN` header.
@@ -170,6 +210,9 @@ pub fn router(api: Arc<Api>) -> Router {
     Router::new()
         .route("/", get(page::index))
         .route("/assets/live.js", get(page::live_js))
+        .route("/assets/common.js", get(page::common_js))
+        .route("/assets/play.js", get(page::play_js))
+        .route("/favicon.ico", get(page::favicon))
         .route("/assets/viewer.js", get(page::viewer_js))
         .route("/assets/style.css", get(page::style_css))
         .route("/api/tournament", get(watch::tournament))

@@ -12,6 +12,8 @@ use crate::export::html::{style, viewer};
 
 const INDEX: &str = include_str!("page/index.html");
 const LIVE_JS: &str = include_str!("page/live.js");
+const COMMON_JS: &str = include_str!("page/common.js");
+const PLAY_JS: &str = include_str!("page/play.js");
 const LIVE_CSS: &str = include_str!("page/live.css");
 
 /// The page, with the report's replay dialog in it.
@@ -41,6 +43,26 @@ pub async fn index() -> Response {
 /// `GET /assets/live.js`: the page's script.
 pub async fn live_js() -> Response {
     asset("text/javascript; charset=utf-8", LIVE_JS)
+}
+
+/// `GET /assets/common.js`: what the page's scripts share.
+pub async fn common_js() -> Response {
+    asset("text/javascript; charset=utf-8", COMMON_JS)
+}
+
+/// `GET /assets/play.js`: the person's own games.
+pub async fn play_js() -> Response {
+    asset("text/javascript; charset=utf-8", PLAY_JS)
+}
+
+/// The page's icon: a disc, as the report's boards draw them.
+const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 16 16\">\
+     <rect width=\"16\" height=\"16\" rx=\"3\" fill=\"#2e7d32\"/>\
+     <circle cx=\"8\" cy=\"8\" r=\"5\" fill=\"#fff\"/></svg>";
+
+/// `GET /favicon.ico`: the icon browsers ask for (an SVG), so that they get no 404.
+pub async fn favicon() -> Response {
+    asset("image/svg+xml", ICON)
 }
 
 /// `GET /assets/viewer.js`: the report's replay views and dialog.

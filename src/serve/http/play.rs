@@ -68,6 +68,8 @@ pub struct Session {
     limit: Duration,
     /// The entrant has been shown the game's result.
     pub(super) told: AtomicBool,
+    /// A join has answered with this game.
+    claimed: AtomicBool,
 }
 
 impl Session {
@@ -83,6 +85,11 @@ impl Session {
     /// What the join of this game answered.
     pub(super) fn joined(&self) -> &Joined {
         &self.joined
+    }
+
+    /// Marks the game as answered by a join; `false` if one had answered with it already.
+    pub(super) fn claim(&self) -> bool {
+        !self.claimed.swap(true, Ordering::SeqCst)
     }
 }
 
@@ -115,57 +122,82 @@ impl Drop for Waiting<'_> {
 }
 
 /// `POST /api/join`: the entrant's next game (`200`), none yet (`204`: join again), or none
-/// any more (`410`).
+/// any more (`410`). A game given to an earlier join that could not answer with it (its
+/// header came after that join had answered `204`) is answered first, so that no game
+/// runs with no client knowing of it.
 pub async fn join(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
     let entrant = api.entrant(&headers)?;
+    let mut adopted = api.adopted.subscribe();
+    if let Some(joined) = api.unclaimed(entrant) {
+        return Ok(Json(joined).into_response());
+    }
+    let deadline = Instant::now() + api.join_wait;
     let (id, mut assigned) = api.hub.hello(entrant).map_err(ApiError::TooMany)?;
     let waiting = Waiting {
         hub: &api.hub,
         entrant,
         id,
     };
-    let assignment = match tokio::time::timeout(api.join_wait, &mut assigned).await {
-        Ok(assignment) => assignment.ok(),
-        Err(_) => {
-            drop(waiting);
-            // A game given between the timeout and leaving the queue is still ours.
-            assigned.try_recv().ok()
+    let assignment = loop {
+        tokio::select! {
+            assignment = &mut assigned => break assignment.ok(),
+            _ = adopted.changed() => {
+                let Some(joined) = api.unclaimed(entrant) else { continue };
+                drop(waiting);
+                // A game given meanwhile waits, adopted, for the next join.
+                if let Ok(Assignment::Game(end)) = assigned.try_recv() {
+                    tokio::spawn(adopt(Arc::clone(&api), entrant, end));
+                }
+                return Ok(Json(joined).into_response());
+            }
+            () = tokio::time::sleep_until(deadline) => {
+                drop(waiting);
+                // A game given between the timeout and leaving the queue is still ours.
+                break assigned.try_recv().ok();
+            }
         }
     };
     match assignment {
         None => Ok(StatusCode::NO_CONTENT.into_response()),
         Some(Assignment::End) => Err(ApiError::Gone),
         Some(Assignment::Game(end)) => {
-            let joined = start(&api, entrant, end).await?;
-            Ok(Json(joined).into_response())
+            let mut told = tokio::spawn(adopt(Arc::clone(&api), entrant, end));
+            // The game's header comes with its first request to this seat: for the second
+            // seat, after the first seat's move. Until then the join waits as it would for
+            // a game; past its time the game stays adopted, for the next join.
+            let until = deadline.max(Instant::now() + Duration::from_secs(5));
+            match tokio::time::timeout_at(until, &mut told).await {
+                Ok(Ok(Some(session))) if session.claim() => {
+                    Ok(Json(session.joined.clone()).into_response())
+                }
+                _ => Ok(StatusCode::NO_CONTENT.into_response()),
+            }
         }
     }
 }
 
-/// Takes a game's link: reads its `GAME` line and keeps a session for it.
-async fn start(api: &Api, entrant: usize, mut end: LinkEnd) -> Result<Joined, ApiError> {
-    let header = tokio::time::timeout(Duration::from_secs(5), end.out.recv()).await;
-    let joined = match header {
-        Ok(Some(Out::Tell(line))) => Joined::parse(&line),
+/// Takes a game's link: waits for its `GAME` line (as long as the game keeps the link) and
+/// keeps a session for it; `None` if the game dropped the link first.
+async fn adopt(api: Arc<Api>, entrant: usize, mut end: LinkEnd) -> Option<Arc<Session>> {
+    let joined = match end.out.recv().await {
+        Some(Out::Tell(line)) => Joined::parse(&line),
         _ => None,
-    };
-    let Some(joined) = joined else {
-        let why = "the game could not start".to_string();
-        return Err(ApiError::Conflict(why));
-    };
+    }?;
     let session = Arc::new(Session {
         joined: joined.clone(),
         replies: end.events,
         turn: Mutex::new(Turn::default()),
         limit: api.hub.move_time + api.hub.grace,
         told: AtomicBool::new(false),
+        claimed: AtomicBool::new(false),
     });
     api.sessions
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .insert((joined.game, entrant), Arc::clone(&session));
-    tokio::spawn(carry(session, end.out));
-    Ok(joined)
+    tokio::spawn(carry(Arc::clone(&session), end.out));
+    api.adopted.send_modify(|n| *n += 1);
+    Some(session)
 }
 
 /// A game's state as its entrant sees it.

@@ -90,6 +90,41 @@ async fn tokens_are_checked_and_unknown_things_are_404() {
 }
 
 #[tokio::test]
+async fn a_game_whose_first_line_comes_after_its_join_gave_up_goes_to_the_next_join_issue_17() {
+    let api = api(Duration::from_millis(100));
+    let hub = Arc::clone(&api.hub);
+    let (gave_up, given_up) = tokio::sync::oneshot::channel::<()>();
+    let game = tokio::spawn(async move {
+        hub.begin(vec![1, 0]).await;
+        let door = hub.door(7, 0, None);
+        let link = door.connect(false).await.unwrap();
+        // The second seat's first line comes with its first request, after the first seat's
+        // move: here, after the join that got the game has given up waiting for it.
+        given_up.await.unwrap();
+        let header = "GAME 7 othello bot second 1000\n".to_string();
+        link.out.send(Out::Tell(header)).await.unwrap();
+        (door, link)
+    });
+    let (status, body) = call(&api, "POST", "/api/join", Some("tx"), "").await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    gave_up.send(()).unwrap();
+    let (door, _link) = game.await.unwrap();
+    // The next join (a page joins again at once) answers with the game.
+    let mut joined = serde_json::Value::Null;
+    for _ in 0..50 {
+        let (status, body) = call(&api, "POST", "/api/join", Some("tx"), "").await;
+        assert!(status.is_success(), "{status} {body}");
+        if status == StatusCode::OK {
+            joined = body;
+            break;
+        }
+    }
+    assert_eq!(joined["game"], 7, "{joined}");
+    assert_eq!(joined["seat"], "second");
+    door.done();
+}
+
+#[tokio::test]
 async fn a_joined_game_is_played_move_by_move() {
     let api = api(Duration::from_secs(5));
     let hub = Arc::clone(&api.hub);
@@ -282,8 +317,12 @@ async fn the_page_and_its_assets_are_served_with_a_strict_policy() {
     for (path, kind) in [
         ("/", "text/html"),
         ("/assets/live.js", "text/javascript"),
+        ("/assets/common.js", "text/javascript"),
+        ("/assets/play.js", "text/javascript"),
         ("/assets/viewer.js", "text/javascript"),
         ("/assets/style.css", "text/css"),
+        // Browsers ask for it: an icon, not a 404 (issue 18).
+        ("/favicon.ico", "image/svg+xml"),
     ] {
         let request = Request::builder().uri(path).body(Body::empty()).unwrap();
         let response = router(Arc::clone(&api)).oneshot(request).await.unwrap();

@@ -32,6 +32,61 @@ pub struct Tournament {
     pub open: bool,
     /// Finished games have replays (`GET /api/games/ID/replay`).
     pub replays: bool,
+    /// The local bots, a gauntlet's references first.
+    pub bots: Vec<String>,
+    /// A gauntlet's references (empty for a round robin): only games between a reference
+    /// and a candidate are played.
+    pub references: Vec<String>,
+    /// A gauntlet's grades so far, as `grades.csv` will have them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grades: Option<Vec<GradeState>>,
+}
+
+/// A candidate's grade so far.
+#[derive(Debug, Serialize)]
+pub struct GradeState {
+    pub candidate: String,
+    /// `pass` or `fail`, on the games played so far (`-` before the candidate's first game).
+    pub grade: &'static str,
+    pub points: u32,
+    /// The points there were to take in the games played so far.
+    pub available: u32,
+    /// Why it fails, empty for a pass.
+    pub reason: String,
+}
+
+/// The grades of a gauntlet on the games played so far: every candidate (entrants and local
+/// bots that are not references).
+fn grades(api: &Api, names: &[String]) -> Option<Vec<GradeState>> {
+    let field = api.field.get()?;
+    let mut gauntlet = field.gauntlet.clone()?;
+    let mut candidates: Vec<String> = (field.locals.iter().chain(names))
+        .filter(|n| !gauntlet.references.contains(n))
+        .cloned()
+        .collect();
+    candidates.sort();
+    candidates.dedup();
+    gauntlet.candidates = candidates;
+    let records = api.hub.games.records();
+    let table = crate::results::games::GameTable::from_records(&records);
+    let grades = crate::standings::grades::compute(&table, &gauntlet);
+    let closed = api.hub.status().1;
+    let rows = grades.rows.into_iter().map(|g| {
+        // Before its first game a candidate is not failing yet (at the end it is).
+        let waiting = g.games() == 0 && !closed;
+        GradeState {
+            grade: if waiting { "-" } else { g.word() },
+            points: g.points(),
+            available: g.available(),
+            reason: if waiting {
+                "no game played yet".to_string()
+            } else {
+                g.reason()
+            },
+            candidate: g.candidate,
+        }
+    });
+    Some(rows.collect())
 }
 
 #[derive(Debug, Serialize)]
@@ -47,7 +102,11 @@ pub struct EntrantState {
 pub async fn tournament(State(api): State<Arc<Api>>) -> Json<Tournament> {
     let hub = &api.hub;
     let (started, closed, slots) = hub.status();
-    let entrants = (hub.names().into_iter().zip(slots))
+    let names = hub.names();
+    let field = api.field.get().cloned().unwrap_or_default();
+    let references = (field.gauntlet.as_ref()).map_or_else(Vec::new, |g| g.references.clone());
+    let grades = grades(&api, &names);
+    let entrants = (names.into_iter().zip(slots))
         .map(|(name, (connected, playing))| EntrantState {
             name,
             connected,
@@ -63,6 +122,9 @@ pub async fn tournament(State(api): State<Arc<Api>>) -> Json<Tournament> {
         closed,
         open: api.registry.is_some() && !started,
         replays: api.replays.is_some(),
+        bots: field.locals,
+        references,
+        grades,
     })
 }
 
