@@ -17,6 +17,7 @@ mod pause;
 pub mod process;
 pub mod remote;
 pub mod scripted;
+mod settings;
 
 /// Why a player gave no usable reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
