@@ -414,21 +414,32 @@ fn arena_connect_waits_for_a_late_server_issue_17() {
 
 #[test]
 fn arena_connect_takes_a_server_that_closes_after_its_games_as_the_end_issue_17() {
-    // A server that plays one game, then, ending, closes the next connection after `OK`
-    // without a word, then is gone.
+    // A server that plays one game (and tells its result to `arena connect`'s `GET`), then,
+    // ending, closes the next connection after `OK` without a word, then is gone.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let server = std::thread::spawn(move || {
         let mut replies = Vec::new();
-        for (i, stream) in listener.incoming().take(2).enumerate() {
+        let mut i = 0;
+        for stream in listener.incoming() {
             let stream = stream.unwrap();
             let mut reader = BufReader::new(stream.try_clone().unwrap());
             let mut writer = stream;
             let mut line = String::new();
             reader.read_line(&mut line).unwrap();
+            if line.starts_with("GET /api/games/1 ") {
+                let body = r#"{"players":["solo","other"],"result":{"winner":"first","reason":"normal","scores":[1,0]}}"#;
+                let answer = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                writer.write_all(answer.as_bytes()).unwrap();
+                continue;
+            }
             assert_eq!(line, "HELLO solo token-solo moves\n");
+            i += 1;
             writer.write_all(b"OK solo morra\n").unwrap();
-            if i == 1 {
+            if i == 2 {
                 break;
             }
             writer
@@ -444,6 +455,7 @@ fn arena_connect_takes_a_server_that_closes_after_its_games_as_the_end_issue_17(
     let status = wait_within(&mut client, Duration::from_secs(60));
     let said = stderr_of(&mut client);
     assert!(status.success(), "{said}");
-    assert!(said.contains("played 1 game"), "{said}");
+    assert!(said.contains("game 1 against `other`: won 1–0"), "{said}");
+    assert!(said.contains("played 1 game: 1 won"), "{said}");
     assert_eq!(server.join().unwrap(), ["1 2"]);
 }
