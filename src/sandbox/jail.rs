@@ -14,7 +14,7 @@ use anyhow::Result;
 
 use super::cgroup::{Cage, CageLimits, CageSpec};
 use super::landlock::Rules;
-use super::pool::Pool;
+use super::pool::{landlock_of, Pool};
 use super::seccomp::Filter;
 use super::view::Plan;
 use super::Limits;
@@ -65,22 +65,7 @@ impl Jail {
             .landlock
             .as_ref()
             .map(|rules| match &holder {
-                // The view's own /tmp and /proc, reached through the holder's root: built once
-                // per holder, as they stay the same from one game to the next.
-                Some(h) => match h.landlock.get() {
-                    Some(ruleset) => Ok(ruleset.try_clone()?),
-                    None => {
-                        let jail_root = Some(h.root());
-                        let ruleset = Rules {
-                            jail_root,
-                            ..rules.clone()
-                        }
-                        .build()?;
-                        let copy = ruleset.try_clone()?;
-                        let _ = h.landlock.set(ruleset);
-                        Ok(copy)
-                    }
-                },
+                Some(h) => Ok(landlock_of(h, rules)?.try_clone()?),
                 None => rules.build(),
             })
             .transpose()?;

@@ -228,16 +228,16 @@ fn a_holder_started_ahead_serves_the_next_game_and_only_when_none_is_idle() {
         return println!("this machine refuses namespace jails");
     }
     assert!(pool.wants_one_ahead());
-    pool.prewarm(&plan);
+    pool.prewarm(&plan, |_| ());
     let ahead = pool.ahead_pid().expect("a holder was started ahead");
     assert!(!pool.wants_one_ahead(), "one holder ahead is enough");
-    pool.prewarm(&plan);
+    pool.prewarm(&plan, |_| ());
     assert_eq!(pool.ahead_pid(), Some(ahead), "no second one is started");
     let game = pool.take(&plan).unwrap();
     assert_eq!(game.pid, ahead, "the game took the holder started ahead");
     assert_eq!(pool.ahead_pid(), None);
     // While that one plays, another is started for the bot's next game.
-    pool.prewarm(&plan);
+    pool.prewarm(&plan, |_| ());
     let next = pool.take(&plan).unwrap();
     assert_ne!(next.pid, ahead);
     drop(next);
@@ -245,7 +245,7 @@ fn a_holder_started_ahead_serves_the_next_game_and_only_when_none_is_idle() {
         assert_eq!(pool.idle(), 1);
         // With an idle holder, none is started ahead.
         assert!(!pool.wants_one_ahead());
-        pool.prewarm(&plan);
+        pool.prewarm(&plan, |_| ());
         assert_eq!(pool.ahead_pid(), None);
     }
     drop(game);

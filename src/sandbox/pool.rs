@@ -14,9 +14,11 @@
 //! longest ago (in any jail) ends for the new one.
 
 use std::io;
+use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 
+use super::landlock::Rules;
 use super::namespace::Holder;
 use super::view::Plan;
 
@@ -75,7 +77,7 @@ impl Pool {
 
     /// Starts a holder for the bot's next game, unless it [does not want one](Self::wants_one_ahead).
     /// Blocking (the start takes milliseconds): call it off the games' threads.
-    pub fn prewarm(&self, plan: &Plan) {
+    pub fn prewarm(&self, plan: &Plan, ready: impl FnOnce(&Holder)) {
         {
             let mut ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
             if ahead.starting
@@ -95,6 +97,9 @@ impl Pool {
             ahead.starting = true;
         }
         let holder = Holder::start(plan).ok();
+        if let Some(holder) = &holder {
+            ready(holder);
+        }
         let mut ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
         ahead.starting = false;
         if holder.is_none() {
@@ -203,13 +208,32 @@ impl super::Jail {
         self.enabled && self.plan.is_some() && self.holders.wants_one_ahead()
     }
 
-    /// Starts the namespace holder of this bot's next game now, if it will need a new one.
-    /// Blocking (milliseconds): call it off the games' threads.
+    /// Starts the namespace holder of this bot's next game now, with its Landlock ruleset, if
+    /// it will need a new one. Blocking (milliseconds): call it off the games' threads.
     pub fn prewarm(&self) {
         if let (true, Some(plan)) = (self.enabled, &self.plan) {
-            self.holders.prewarm(plan);
+            self.holders.prewarm(plan, |holder| {
+                if let Some(rules) = &self.landlock {
+                    // A ruleset that cannot be built now is tried again, and reported, by the game.
+                    let _ = landlock_of(holder, rules);
+                }
+            });
         }
     }
+}
+
+/// The bot's Landlock ruleset for `holder`'s view (its own /tmp and /proc, reached through the
+/// holder's root): built once per holder, as it stays the same from one game to the next.
+pub(super) fn landlock_of<'h>(holder: &'h Holder, rules: &Rules) -> anyhow::Result<&'h OwnedFd> {
+    if let Some(ruleset) = holder.landlock.get() {
+        return Ok(ruleset);
+    }
+    let ruleset = Rules {
+        jail_root: Some(holder.root()),
+        ..rules.clone()
+    }
+    .build()?;
+    Ok(holder.landlock.get_or_init(|| ruleset))
 }
 
 /// One game's holder, taken from a jail's [`Pool`] and given back (reset) when dropped.
