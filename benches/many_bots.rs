@@ -14,6 +14,11 @@
 //!
 //! Measured here (500 games): before, sandboxed 18.2 -> 61.1 ms/game (ratio 3.35), peak 1004
 //! threads and 6027 fds with 1000 bots; after, 15.6 -> 20.0 ms/game (1.29), 3 threads, 35 fds.
+//!
+//! Its second part is the cost of one more game of a round-robin shard (`--jobs 1`), where a
+//! 1,000-bot field meets a jail with no idle holder in almost every game: 12.1 -> 18.9 ms
+//! (1.56) before holders were started ahead of their games; 13.7 -> 19.7 ms (1.43) and
+//! 17.7 -> 19.7 ms (1.11) after, on a noisy machine.
 
 #[path = "common/mod.rs"]
 mod common;
