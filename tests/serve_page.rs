@@ -240,13 +240,7 @@ fn two_people_in_two_browsers_play_each_other_a_whole_othello_game_issue_12() {
     let out = dir.path().join("out");
     let (mut child, port) = server(dir.path(), "othello", &["ann", "bob"], None, &[]);
     let url = format!("http://127.0.0.1:{port}/");
-    let people = ["ann", "bob"].map(|name| {
-        let browser = Browser::start(1000, 900);
-        browser.goto(&url);
-        sign_in_as(&browser, name);
-        browser.click(&browser.find("#play"));
-        browser
-    });
+    let people = ["ann", "bob"].map(|name| playing_as(&url, name));
 
     // Whoever has legal squares plays the first of them, until both pages give a verdict.
     let mut verdicts: [Option<String>; 2] = [None, None];

@@ -75,13 +75,7 @@ fn the_second_seat_s_page_waits_for_the_first_move_without_an_error_issue_17() {
     let out = dir.path().join("out");
     let (mut child, port) = server(dir.path(), "othello", &["ann", "bob"], None, &[]);
     let url = format!("http://127.0.0.1:{port}/");
-    let people = ["ann", "bob"].map(|name| {
-        let browser = Browser::start(1000, 900);
-        browser.goto(&url);
-        sign_in_as(&browser, name);
-        browser.click(&browser.find("#play"));
-        browser
-    });
+    let people = ["ann", "bob"].map(|name| playing_as(&url, name));
     let legal = "return document.querySelector('#my-board .cell.legal') !== null";
     let deadline = Instant::now() + Duration::from_secs(60);
     let first = loop {

@@ -45,6 +45,15 @@ pub fn sign_in_as(browser: &Browser, name: &str) {
     assert_eq!(shown, name);
 }
 
+/// A browser at `url`, signed in as `name`, that has pressed *Play my games*.
+pub fn playing_as(url: &str, name: &str) -> Browser {
+    let browser = Browser::start(1000, 900);
+    browser.goto(url);
+    sign_in_as(&browser, name);
+    browser.click(&browser.find("#play"));
+    browser
+}
+
 /// Waits up to `within` for `script` to return true; fails showing the person's game.
 pub fn wait(browser: &Browser, script: &str, within: Duration) {
     let deadline = std::time::Instant::now() + within;
