@@ -65,9 +65,14 @@ impl Pool {
     /// none started ahead, and the run's bound on holders started ahead is not reached.
     pub fn wants_one_ahead(&self) -> bool {
         let ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
+        self.has_none_for_next(&ahead) && READY.load(Ordering::Relaxed) < RUN_READY_MAX
+    }
+
+    /// Whether the bot's next game would start a holder: none is idle, started ahead, or
+    /// being started (`ahead` is this pool's, locked).
+    fn has_none_for_next(&self, ahead: &Ahead) -> bool {
         !ahead.starting
             && ahead.ready.is_none()
-            && READY.load(Ordering::Relaxed) < RUN_READY_MAX
             && self
                 .idle
                 .lock()
@@ -80,14 +85,7 @@ impl Pool {
     pub fn prewarm(&self, plan: &Plan, ready: impl FnOnce(&Holder)) {
         {
             let mut ahead = self.ahead.lock().unwrap_or_else(|e| e.into_inner());
-            if ahead.starting
-                || ahead.ready.is_some()
-                || !self
-                    .idle
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .is_empty()
-            {
+            if !self.has_none_for_next(&ahead) {
                 return;
             }
             if READY.fetch_add(1, Ordering::Relaxed) >= RUN_READY_MAX {
