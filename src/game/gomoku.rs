@@ -1,8 +1,12 @@
-//! Freestyle Gomoku: 15x15, black first, five or more in an unbroken row wins.
+//! Gomoku: 15x15, black first, five in an unbroken row wins; freestyle, standard (exactly
+//! five) or renju (black's forbidden moves, see [`super::renju`]).
 
 use std::fmt;
 use std::str::FromStr;
 
+use serde::{Deserialize, Serialize};
+
+use super::renju::{self, Forbidden};
 use super::{MoveError, Rules, Seat, Turn, Winner};
 
 /// Points along one side of the board.
@@ -12,7 +16,7 @@ pub const SIZE: usize = 15;
 pub const CELLS: usize = SIZE * SIZE;
 
 /// The four line directions as (dx, dy): horizontal, vertical and both diagonals.
-const DIRECTIONS: [(isize, isize); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+pub(super) const DIRECTIONS: [(isize, isize); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
 
 /// A point on the board: column `a`-`o` (x 0-14) and row `1`-`15` (y 0-14), written like `h8`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -54,7 +58,7 @@ impl Point {
     }
 
     /// The neighbour `steps` away along (`dx`, `dy`), or `None` off the board.
-    fn step(self, (dx, dy): (isize, isize), steps: isize) -> Option<Point> {
+    pub(super) fn step(self, (dx, dy): (isize, isize), steps: isize) -> Option<Point> {
         let x = self.x() as isize + dx * steps;
         let y = self.y() as isize + dy * steps;
         if x < 0 || y < 0 {
@@ -85,6 +89,59 @@ pub enum GomokuError {
     /// A stone is already on the point.
     #[error("`{0}` is occupied")]
     Occupied(Point),
+    /// Renju: black may not play there.
+    #[error("forbidden {0} at {1}")]
+    Forbidden(Forbidden, Point),
+}
+
+/// Which Gomoku is played (`--gomoku-rule`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum GomokuRule {
+    /// Five or more in a row wins.
+    #[default]
+    Freestyle,
+    /// Exactly five in a row wins; an overline (six or more) does not.
+    Standard,
+    /// Black wins with exactly five and may not make a double-three, a double-four or an
+    /// overline (such a move loses as illegal); white wins with five or more.
+    Renju,
+}
+
+impl GomokuRule {
+    /// The lowercase name used on the command line, in `ARENA_GOMOKU_RULE` and in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            GomokuRule::Freestyle => "freestyle",
+            GomokuRule::Standard => "standard",
+            GomokuRule::Renju => "renju",
+        }
+    }
+
+    /// The Gomocup protocol's `INFO rule` value: bit 1 exactly five, bit 4 renju.
+    pub fn gomocup(self) -> u32 {
+        match self {
+            GomokuRule::Freestyle => 0,
+            GomokuRule::Standard => 1,
+            GomokuRule::Renju => 4,
+        }
+    }
+
+    /// Whether a row of `length` stones of `seat` wins.
+    fn wins(self, seat: Seat, length: usize) -> bool {
+        match (self, seat) {
+            (GomokuRule::Freestyle, _) | (GomokuRule::Renju, Seat::B) => length >= 5,
+            (GomokuRule::Standard, _) | (GomokuRule::Renju, Seat::A) => length == 5,
+        }
+    }
+}
+
+impl fmt::Display for GomokuRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl FromStr for Point {
@@ -120,9 +177,10 @@ fn stone_char(seat: Seat) -> char {
     }
 }
 
-/// A game of freestyle Gomoku in progress.
+/// A game of Gomoku in progress.
 #[derive(Debug, Clone)]
 pub struct Gomoku {
+    rule: GomokuRule,
     board: [Option<Seat>; CELLS],
     to_move: Seat,
     stones: [i64; 2],
@@ -137,9 +195,15 @@ impl Default for Gomoku {
 }
 
 impl Gomoku {
-    /// An empty board with black (seat A) to move.
+    /// An empty board with black (seat A) to move, freestyle.
     pub fn new() -> Self {
+        Gomoku::with_rule(GomokuRule::Freestyle)
+    }
+
+    /// An empty board with black (seat A) to move, under `rule`.
+    pub fn with_rule(rule: GomokuRule) -> Self {
         Gomoku {
+            rule,
             board: [None; CELLS],
             to_move: Seat::A,
             stones: [0, 0],
@@ -148,14 +212,19 @@ impl Gomoku {
         }
     }
 
-    /// A position from a 225-character board string in request format (`X`, `O`, `.`, row 1
-    /// first) with `to_move` to play; a five already on the board ends the game.
+    /// A freestyle position from a 225-character board string in request format (`X`, `O`,
+    /// `.`, row 1 first) with `to_move` to play; a five already on the board ends the game.
     pub fn from_board(board: &str, to_move: Seat) -> Result<Self, String> {
+        Gomoku::from_board_with(GomokuRule::Freestyle, board, to_move)
+    }
+
+    /// [`Gomoku::from_board`] under `rule`.
+    pub fn from_board_with(rule: GomokuRule, board: &str, to_move: Seat) -> Result<Self, String> {
         let count = board.chars().count();
         if count != CELLS {
             return Err(format!("the board has {count} points, not {CELLS}"));
         }
-        let mut game = Gomoku::new();
+        let mut game = Gomoku::with_rule(rule);
         game.to_move = to_move;
         for (index, c) in board.chars().enumerate() {
             let stone = match c {
@@ -232,7 +301,21 @@ impl Gomoku {
         out
     }
 
-    /// Whether the stone on `point` lies in an unbroken row of five or more of its colour.
+    /// The rule this game is played by.
+    pub fn rule(&self) -> GomokuRule {
+        self.rule
+    }
+
+    /// Why black may not play on the empty `point` under renju, if it may not.
+    pub fn forbidden(&self, point: Point) -> Option<Forbidden> {
+        if self.rule != GomokuRule::Renju || self.stone(point).is_some() {
+            return None;
+        }
+        renju::forbidden(&mut self.board.clone(), point)
+    }
+
+    /// Whether the stone on `point` lies in an unbroken row that wins under the game's rule
+    /// (five or more, or exactly five).
     fn makes_five(&self, point: Point) -> bool {
         let Some(seat) = self.stone(point) else {
             return false;
@@ -243,9 +326,10 @@ impl Gomoku {
                 .take_while(|&p| self.stone(p) == Some(seat))
                 .count()
         };
-        DIRECTIONS
-            .into_iter()
-            .any(|direction| 1 + run(direction, 1) + run(direction, -1) >= 5)
+        DIRECTIONS.into_iter().any(|direction| {
+            let length = 1 + run(direction, 1) + run(direction, -1);
+            self.rule.wins(seat, length)
+        })
     }
 }
 
@@ -277,6 +361,11 @@ impl Rules for Gomoku {
         if self.stone(point).is_some() {
             return Err(GomokuError::Occupied(point).into());
         }
+        if seat == Seat::A {
+            if let Some(why) = self.forbidden(point) {
+                return Err(GomokuError::Forbidden(why, point).into());
+            }
+        }
         self.board[point.index()] = Some(seat);
         self.stones[seat.index()] += 1;
         self.last = Some(point);
@@ -306,9 +395,12 @@ impl Rules for Gomoku {
         if self.winner.is_some() {
             return Vec::new();
         }
+        // Black's forbidden points (renju) are no moves: random openings never play one.
+        let black = self.to_move == Seat::A;
         (0..CELLS)
             .filter(|&index| self.board[index].is_none())
             .filter_map(Point::from_index)
+            .filter(|&point| !black || self.forbidden(point).is_none())
             .map(|point| point.to_string())
             .collect()
     }

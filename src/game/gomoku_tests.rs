@@ -1,6 +1,7 @@
 //! Tests of the Gomoku rules: points, fives in every direction, the end of a game and errors.
 
 use super::*;
+use crate::game::renju::Forbidden;
 
 fn p(s: &str) -> Point {
     s.parse().unwrap()
@@ -291,4 +292,216 @@ fn render_shows_coordinates_stones_and_the_last_move() {
     assert_eq!(lines[16], lines[0]);
     let corner = play_all(&["o1"]).render();
     assert!(corner.contains(" 1 . . . . . . . . . . . . . .(X)1"));
+}
+
+// Standard and renju. The positions follow the kinds of examples the Renju International
+// Federation's rules give in article 9 (overline, 4x4 in two lines and in one line, 3x3, the
+// 4x3 that is allowed, a five made with a forbidden pattern) and the "false three" of
+// cs.stackexchange question 159169 (a three whose only straight-four point is itself
+// forbidden); each is drawn on an empty board around h8, with stones far from the lines
+// where needed.
+
+/// The verdict on black playing `at` under renju, with black on `xs` and white on `os`.
+fn renju_verdict(xs: &[&str], os: &[&str], at: &str) -> Option<Forbidden> {
+    let game = Gomoku::from_board_with(GomokuRule::Renju, &board_with(xs, os), Seat::A).unwrap();
+    game.forbidden(p(at))
+}
+
+/// Black plays `at` under `rule`; the result of the move.
+fn black_plays(rule: GomokuRule, xs: &[&str], os: &[&str], at: &str) -> Result<Gomoku, String> {
+    let mut game = Gomoku::from_board_with(rule, &board_with(xs, os), Seat::A).unwrap();
+    game.play(Seat::A, at).map_err(|e| e.to_string())?;
+    Ok(game)
+}
+
+const SIX_GAP: [&str; 5] = ["c8", "d8", "e8", "g8", "h8"];
+
+#[test]
+fn standard_wins_with_exactly_five_and_not_with_an_overline() {
+    let game = black_plays(GomokuRule::Standard, &SIX_GAP, &["a1"], "f8").unwrap();
+    assert_eq!(game.winner(), None, "an overline of six does not win");
+    assert_eq!(game.turn(), Turn::One(Seat::B));
+    let five = ["d8", "e8", "g8", "h8"];
+    let game = black_plays(GomokuRule::Standard, &five, &["a1"], "f8").unwrap();
+    assert_eq!(game.winner(), Some(Winner::Seat(Seat::A)));
+    // White's overline does not win either; its exact five does.
+    let board = board_with(&["a1"], &SIX_GAP);
+    let mut game = Gomoku::from_board_with(GomokuRule::Standard, &board, Seat::B).unwrap();
+    game.play(Seat::B, "f8").unwrap();
+    assert_eq!(game.winner(), None);
+    // A row of six already on the board is no win under standard either.
+    let six = ["c8", "d8", "e8", "f8", "g8", "h8"];
+    let game = Gomoku::from_board_with(GomokuRule::Standard, &board_with(&six, &[]), Seat::B);
+    assert_eq!(game.unwrap().winner(), None);
+}
+
+#[test]
+fn renju_forbids_blacks_overline_and_lets_white_win_with_one() {
+    assert_eq!(
+        black_plays(GomokuRule::Renju, &SIX_GAP, &["a1"], "f8").unwrap_err(),
+        "forbidden overline at f8"
+    );
+    // Seven, closing a gap between a three and a three.
+    let seven = ["b8", "c8", "d8", "f8", "g8", "h8"];
+    assert_eq!(renju_verdict(&seven, &[], "e8"), Some(Forbidden::Overline));
+    let board = board_with(&["a1", "a3"], &SIX_GAP);
+    let mut game = Gomoku::from_board_with(GomokuRule::Renju, &board, Seat::B).unwrap();
+    game.play(Seat::B, "f8").unwrap();
+    assert_eq!(game.winner(), Some(Winner::Seat(Seat::B)));
+}
+
+#[test]
+fn renju_forbids_a_double_three() {
+    // Two plain threes crossing: f8 g8 h8 and h6 h7 h8 (RIF's first 3x3 example's shape).
+    let cross = ["f8", "g8", "h6", "h7"];
+    assert_eq!(
+        renju_verdict(&cross, &[], "h8"),
+        Some(Forbidden::DoubleThree)
+    );
+    // A split three (f8 _ h8 i8) with a diagonal one (f6 g7 h8).
+    let split = ["f8", "i8", "f6", "g7"];
+    assert_eq!(
+        renju_verdict(&split, &[], "h8"),
+        Some(Forbidden::DoubleThree)
+    );
+    // Both threes split, on the two diagonals.
+    let diagonals = ["e5", "g7", "j6", "k5"];
+    assert_eq!(
+        renju_verdict(&diagonals, &[], "h8"),
+        Some(Forbidden::DoubleThree)
+    );
+    let mut game = Gomoku::from_board_with(GomokuRule::Renju, &board_with(&cross, &[]), Seat::A);
+    let game = game.as_mut().unwrap();
+    assert_eq!(
+        game.play(Seat::A, "h8").unwrap_err().to_string(),
+        "forbidden double-three at h8"
+    );
+    assert_eq!(game.stone(p("h8")), None, "a refused move changes nothing");
+    assert!(!game.legal_moves().contains(&"h8".to_string()));
+    assert!(game.legal_moves().contains(&"h9".to_string()));
+}
+
+#[test]
+fn a_three_closed_at_one_end_is_no_three() {
+    // f8 g8 h8 with white on e8 can only become a four closed at one end.
+    assert_eq!(
+        renju_verdict(&["f8", "g8", "h6", "h7"], &["e8"], "h8"),
+        None
+    );
+    // Against the edge: a8 b8 c8 has no straight four (nothing left of a8).
+    assert_eq!(renju_verdict(&["a8", "b8", "c6", "c7"], &[], "c8"), None);
+    // One step in from the edge it is a three again: b8 c8 d8 (a8 e8 both free).
+    let inner = ["b8", "c8", "d6", "d7"];
+    assert_eq!(
+        renju_verdict(&inner, &[], "d8"),
+        Some(Forbidden::DoubleThree)
+    );
+    // A three whose straight four would be an overline: f8 g8 h8 with j8 and d8 black
+    // beyond the ends, so e8 and i8 each make six, not five.
+    assert_eq!(
+        renju_verdict(&["f8", "g8", "c8", "k8", "h6", "h7"], &[], "h8"),
+        None
+    );
+}
+
+#[test]
+fn a_false_three_whose_only_four_point_is_forbidden_is_no_three() {
+    // Horizontal three f8 g8 h8; vertical h8 h9 h10 with white on h6, so only h11 makes a
+    // straight four (h8-h11). Without more it is a double-three.
+    let (xs, os) = (["f8", "g8", "h9", "h10"], ["h6"]);
+    assert_eq!(renju_verdict(&xs, &os, "h8"), Some(Forbidden::DoubleThree));
+    // With e14 f13 g12 and i10 j9 black, black on h11 would make an overline on that
+    // diagonal: h11 is forbidden, the vertical is a false three, h8 is allowed.
+    let mut xs = xs.to_vec();
+    xs.extend(["e14", "f13", "g12", "i10", "j9"]);
+    assert_eq!(renju_verdict(&xs, &os, "h11"), Some(Forbidden::Overline));
+    let game = Gomoku::from_board_with(GomokuRule::Renju, &board_with(&xs, &["h6"]), Seat::A);
+    let game = game.unwrap();
+    assert_eq!(game.forbidden(p("h8")), None);
+    let mut after = game.clone();
+    after.play(Seat::A, "h8").unwrap();
+    assert_eq!(after.forbidden(p("h11")), Some(Forbidden::Overline));
+}
+
+#[test]
+fn a_false_three_whose_four_point_is_a_double_four_is_no_three() {
+    // The vertical three h8 h9 h10 (white on h6) completes only at h11, and h11 is a
+    // double-four: horizontal h11 i11 j11 k11 and the anti-diagonal e14 f13 g12 h11.
+    let xs = [
+        "f8", "g8", "h9", "h10", "i11", "j11", "k11", "e14", "f13", "g12",
+    ];
+    let game = Gomoku::from_board_with(GomokuRule::Renju, &board_with(&xs, &["h6"]), Seat::A);
+    let mut after = game.clone().unwrap();
+    after.play(Seat::A, "h8").unwrap();
+    assert_eq!(after.forbidden(p("h11")), Some(Forbidden::DoubleFour));
+    assert_eq!(game.unwrap().forbidden(p("h8")), None);
+}
+
+#[test]
+fn renju_forbids_a_double_four_across_two_lines_and_along_one() {
+    // Two fours crossing at h8, one of them closed by white on d8: closed fours count.
+    let two = ["e8", "f8", "g8", "h5", "h6", "h7"];
+    assert_eq!(
+        renju_verdict(&two, &["d8"], "h8"),
+        Some(Forbidden::DoubleFour)
+    );
+    // One line: d8 _ f8 g8 h8 _ j8, both gaps make five.
+    let one = ["d8", "f8", "g8", "j8"];
+    assert_eq!(renju_verdict(&one, &[], "h8"), Some(Forbidden::DoubleFour));
+    // One line: c8 d8 e8 _ g8 _ i8 j8 k8.
+    let long = ["c8", "d8", "e8", "i8", "j8", "k8"];
+    assert_eq!(renju_verdict(&long, &[], "g8"), Some(Forbidden::DoubleFour));
+    assert_eq!(
+        black_plays(GomokuRule::Renju, &one, &["a1"], "h8").unwrap_err(),
+        "forbidden double-four at h8"
+    );
+    // An open four is one four, not two: with a three across it, a 4x3, allowed.
+    assert_eq!(
+        renju_verdict(&["e8", "f8", "g8", "h6", "h7"], &[], "h8"),
+        None
+    );
+    // A double-four with the same stones under freestyle and standard is a move like any.
+    for rule in [GomokuRule::Freestyle, GomokuRule::Standard] {
+        assert!(black_plays(rule, &two, &["d8"], "h8").is_ok());
+    }
+}
+
+#[test]
+fn a_five_wins_even_when_it_also_makes_a_forbidden_pattern() {
+    // h8 makes exactly five d8-h8 and fours on h5-h7 and e5-g7.
+    let xs = ["d8", "e8", "f8", "g8", "h5", "h6", "h7", "e5", "f6", "g7"];
+    assert_eq!(renju_verdict(&xs, &[], "h8"), None);
+    let game = black_plays(GomokuRule::Renju, &xs, &["a1"], "h8").unwrap();
+    assert_eq!(game.winner(), Some(Winner::Seat(Seat::A)));
+    // A five with a double-three.
+    let xs = ["d8", "e8", "f8", "g8", "h6", "h7", "f6", "g7"];
+    let game = black_plays(GomokuRule::Renju, &xs, &["a1"], "h8").unwrap();
+    assert_eq!(game.winner(), Some(Winner::Seat(Seat::A)));
+}
+
+#[test]
+fn white_has_no_forbidden_moves() {
+    let board = board_with(&["a1", "a3", "a5", "a7"], &["f8", "g8", "h6", "h7"]);
+    let mut game = Gomoku::from_board_with(GomokuRule::Renju, &board, Seat::B).unwrap();
+    game.play(Seat::B, "h8").unwrap();
+    assert_eq!(game.winner(), None);
+}
+
+#[test]
+fn gomoku_rules_have_their_names_and_gomocup_values() {
+    let names = [
+        GomokuRule::Freestyle,
+        GomokuRule::Standard,
+        GomokuRule::Renju,
+    ]
+    .map(|r| (r.to_string(), r.gomocup()));
+    assert_eq!(
+        names,
+        [
+            ("freestyle".into(), 0),
+            ("standard".into(), 1),
+            ("renju".into(), 4)
+        ]
+    );
+    assert_eq!(Gomoku::new().rule(), GomokuRule::Freestyle);
 }

@@ -14,6 +14,7 @@ pub mod gomoku;
 pub mod morra;
 pub mod numeron;
 pub mod othello;
+pub mod renju;
 
 /// One of the two players of a game. `A` is seat 1: the player who moves first. It prints as
 /// `A` or `B`.
@@ -140,6 +141,12 @@ pub struct GameConfig {
     /// Digits in a Numer0n secret (3 to 5).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=5))]
     pub digits: u8,
+    /// Gomoku's rule: `freestyle` (five or more wins), `standard` (exactly five wins) or
+    /// `renju` (black may not make a double-three, a double-four or an overline, and such a
+    /// move loses as illegal; black wins with exactly five, white with five or more).
+    #[arg(long, value_enum, default_value_t = gomoku::GomokuRule::Freestyle)]
+    #[serde(default)]
+    pub gomoku_rule: gomoku::GomokuRule,
 }
 
 impl Default for GameConfig {
@@ -147,6 +154,7 @@ impl Default for GameConfig {
         GameConfig {
             morra_rounds: 1000,
             digits: 3,
+            gomoku_rule: gomoku::GomokuRule::Freestyle,
         }
     }
 }
@@ -161,7 +169,7 @@ pub enum GameKind {
     Othello,
     /// Numer0n: guess the opponent's secret digits from EAT/BITE answers.
     Numeron,
-    /// Gomoku (freestyle) on 15x15: five or more in a row wins.
+    /// Gomoku on 15x15: five in a row wins (`--gomoku-rule` freestyle, standard or renju).
     Gomoku,
 }
 
@@ -190,7 +198,7 @@ impl GameKind {
             GameKind::Morra => Box::new(morra::Morra::new(config.morra_rounds)),
             GameKind::Othello => Box::new(othello::Othello::new()),
             GameKind::Numeron => Box::new(numeron::Numeron::new(config.digits)),
-            GameKind::Gomoku => Box::new(gomoku::Gomoku::new()),
+            GameKind::Gomoku => Box::new(gomoku::Gomoku::with_rule(config.gomoku_rule)),
         }
     }
 

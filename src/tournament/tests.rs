@@ -93,7 +93,7 @@ fn settings(game: GameKind, jobs: usize) -> Arc<Settings> {
         game,
         rules: GameConfig {
             morra_rounds: 5,
-            digits: 3,
+            ..GameConfig::default()
         },
         seed: 11,
         opening_plies: 0,
