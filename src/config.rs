@@ -128,6 +128,12 @@ pub struct TimeOptions {
     #[serde(with = "duration", default = "default_engine_startup")]
     pub engine_startup: Duration,
 
+    /// How late a reply may come and still count, logged as late in the replay (`late_ms`);
+    /// bots are told the limit without it (cutechess-cli's `timemargin`), e.g. `200ms`.
+    #[arg(long, default_value = "0s", value_parser = parse_time)]
+    #[serde(with = "duration", default)]
+    pub time_margin: Duration,
+
     /// Time limit for each bot's `build` command.
     #[arg(long, default_value = "5min", value_parser = parse_time)]
     #[serde(with = "duration")]
@@ -320,6 +326,7 @@ impl RunConfig {
             move_time: self.time.move_time.unwrap_or(self.game.default_move_time()),
             startup_time: self.time.startup_time,
             engine_startup: self.time.engine_startup,
+            margin: self.time.time_margin,
         }
     }
 
@@ -332,6 +339,7 @@ impl RunConfig {
             max_moves: self.game.max_moves(&self.rules),
             pause: self.pause_opponent(),
             tag: String::new(),
+            gomoku_rule: self.rules.gomoku_rule,
         }
     }
 

@@ -20,6 +20,8 @@ pub struct Exchange<'a> {
     pub reply: &'a Result<String, Failure>,
     /// Wall time from the request to the reply.
     pub think: Duration,
+    /// How late after its limit the reply came, where `--time-margin` let it count.
+    pub late: Option<Duration>,
     /// What was wrong, if this exchange lost the game (`illegal: ...`, `timeout: ...`).
     pub fault: Option<&'a str>,
     /// What anyone may know of the move beyond itself ([`Rules::note`]).
@@ -63,11 +65,13 @@ pub async fn play<A: Player + Send, B: Player + Send>(
                     }
                     faults[i] = fault;
                     let note = faults[i].is_none().then(|| rules.note(seat)).flatten();
+                    let late = [pa.late(), pb.late()][i];
                     observe(Exchange {
                         seat,
                         request: &requests[i],
                         reply: &reply,
                         think,
+                        late,
                         fault: faults[i].as_ref().map(|f| f.1.as_str()),
                         note: note.as_deref(),
                     });
@@ -101,6 +105,7 @@ pub async fn play<A: Player + Send, B: Player + Send>(
                     request: &request,
                     reply: &reply,
                     think,
+                    late: [pa.late(), pb.late()][i],
                     fault: faults[i].as_ref().map(|f| f.1.as_str()),
                     note: note.as_deref(),
                 });

@@ -231,10 +231,13 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
                             move_time: Duration::from_millis(ms),
                             startup_time: Duration::from_secs(5),
                             engine_startup: crate::player::engine::ENGINE_STARTUP,
+                            margin: Duration::ZERO,
                         },
                         max_moves: game.max_moves(&GameConfig::default()),
                         pause: false,
                         tag: id.to_string(),
+                        // The server judges the moves by its rule; `GAME` does not say it.
+                        gomoku_rule: Default::default(),
                     },
                 );
                 let ended = play(&mut session, player, game, seat).await;

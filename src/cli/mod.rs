@@ -125,6 +125,7 @@ pub fn main() -> Result<()> {
                     move_time: args.move_time.unwrap_or(args.game.default_move_time()),
                     startup_time: args.startup_time,
                     engine_startup: crate::player::engine::ENGINE_STARTUP,
+                    margin: Duration::ZERO,
                 },
                 bot: args.bot,
                 sandbox: Default::default(),

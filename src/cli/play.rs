@@ -38,6 +38,7 @@ pub async fn play(opts: PlayOptions) -> Result<()> {
         max_moves: opts.game.max_moves(&opts.config),
         pause: false,
         tag: "play".to_string(),
+        gomoku_rule: opts.config.gomoku_rule,
     };
     // An engine that refuses its settings is found before the person's first move.
     let mut refused = Vec::new();

@@ -84,6 +84,11 @@ pub trait Player {
         let _ = why;
     }
 
+    /// How late after its time limit the last reply came, where `--time-margin` let it count.
+    fn late(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// Ends the game for this player (closes its process, says goodbye).
     fn finish(&mut self) -> impl Future<Output = ()> + Send;
 }

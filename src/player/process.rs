@@ -23,7 +23,7 @@ pub use super::io::describe_exit;
 pub(crate) use super::io::read_line;
 use super::io::{c_pair, c_string, collect};
 pub use super::io::{encode_line, MAX_REPLY};
-use super::settings::after;
+use super::settings::Deadline;
 pub use super::settings::{MoveLimits, PlayerSettings};
 /// How long a `lines` bot may take to exit after its stdin is closed at the end of a game.
 pub const EXIT_GRACE: Duration = Duration::from_millis(200);
@@ -63,6 +63,8 @@ pub struct ProcessPlayer {
     engine: Option<Engine>,
     /// Called with the bot when the player is dropped and its processes are gone.
     release: Option<Release>,
+    /// How late the last reply came, within `--time-margin`.
+    late: Option<Duration>,
 }
 
 /// What a player does with its bot when it is done (an instance goes back to its pool).
@@ -83,21 +85,8 @@ impl ProcessPlayer {
         // Only what the bot was given: `PATH`, `LANG`, what the operator passes and `bot.toml`
         // sets (`PreparedBot::env`), then its own space and the game's variables.
         let workdir = bot.workdir.as_os_str().as_encoded_bytes();
-        let game = [
-            ("HOME", workdir.to_vec()),
-            ("TMPDIR", workdir.to_vec()),
-            ("ARENA_GAME", settings.game.as_bytes().to_vec()),
-            ("ARENA_SEED", settings.seed.to_string().into_bytes()),
-            (
-                "ARENA_MOVE_TIME_MS",
-                settings
-                    .limits
-                    .move_time
-                    .as_millis()
-                    .to_string()
-                    .into_bytes(),
-            ),
-        ];
+        let mut game = vec![("HOME", workdir.to_vec()), ("TMPDIR", workdir.to_vec())];
+        game.extend(settings.game_env());
         let mut env: Vec<CString> = bot
             .env
             .iter()
@@ -140,6 +129,7 @@ impl ProcessPlayer {
                         .as_millis()
                         .min(u128::from(u64::MAX)) as u64,
                     memory: bot.jail.limits.memory,
+                    rule: settings.gomoku_rule.gomocup(),
                 },
             )
         });
@@ -160,6 +150,7 @@ impl ProcessPlayer {
             session: None,
             engine,
             release: None,
+            late: None,
         }
     }
 
@@ -248,7 +239,10 @@ impl ProcessPlayer {
 
     /// One process for one move: `argv` or `stdin`.
     async fn ask_once(&mut self, fields: &[String]) -> Result<String, Failure> {
-        let deadline = after(self.settings.limits.move_time);
+        let deadline = self
+            .settings
+            .limits
+            .deadline(self.settings.limits.move_time);
         let cpu = self.settings.limits.move_time.as_secs().saturating_add(1);
         let (args, input): (&[String], _) = match self.bot.spec.protocol {
             Protocol::Argv => (fields, None),
@@ -258,7 +252,9 @@ impl ProcessPlayer {
         let pid = Some(child.id());
         // If this move is abandoned (Ctrl-C), nothing it started may survive.
         let mut guard = GroupGuard(pid);
-        let result = timeout_at(deadline, collect(&mut child, input, || self.kill_all(pid))).await;
+        let result = collect(&mut child, input, || self.kill_all(pid));
+        let result = timeout_at(deadline.hard, result).await;
+        self.late = deadline.late();
         guard.0 = None;
         match result {
             Err(_) => {
@@ -299,16 +295,11 @@ impl ProcessPlayer {
 
     /// Starts the game's process if it is not running; returns the deadline of this move
     /// (the first gets `--startup-time` on top).
-    fn start_session(&mut self) -> Result<Instant, Failure> {
-        let mut deadline = after(self.settings.limits.move_time);
+    fn start_session(&mut self) -> Result<Deadline, Failure> {
+        let limits = self.settings.limits;
+        let mut deadline = limits.deadline(limits.move_time);
         if self.session.is_none() {
-            deadline = after(
-                self.settings
-                    .limits
-                    .move_time
-                    .saturating_add(self.settings.limits.startup_time),
-            );
-            let limits = self.settings.limits;
+            deadline = limits.deadline(limits.move_time.saturating_add(limits.startup_time));
             let cpu = limits
                 .startup_time
                 .saturating_add(limits.engine_startup)
@@ -352,7 +343,9 @@ impl ProcessPlayer {
             }
             read_line(&mut session.stdout).await
         };
-        let result = match timeout_at(deadline, exchange).await {
+        let result = timeout_at(deadline.hard, exchange).await;
+        self.late = deadline.late();
+        let result = match result {
             Ok(Ok(reply)) => Ok(reply),
             Err(_) => Err(Failure::Timeout),
             Ok(Err(Some(too_long))) => Err(Failure::Illegal(too_long)),
@@ -367,7 +360,7 @@ impl ProcessPlayer {
     async fn ask_engine(&mut self, request: Request<'_>) -> Result<String, Failure> {
         let limits = self.settings.limits;
         // The clock starts here, as for a `lines` bot: thawing the engine is on its time.
-        let mut deadline = Instant::now() + limits.move_time;
+        let mut deadline = limits.deadline(limits.move_time);
         let fresh = self.session.is_none();
         self.start_session()?;
         self.set_paused(false);
@@ -399,12 +392,11 @@ impl ProcessPlayer {
             if let Err(failure) = started {
                 return self.after_move(Err(failure)).await;
             }
-            deadline = Instant::now() + limits.move_time;
+            deadline = limits.deadline(limits.move_time);
         }
-        let result = match timeout_at(deadline, engine.ask(&mut io, request)).await {
-            Ok(result) => result,
-            Err(_) => Err(Failure::Timeout),
-        };
+        let result = timeout_at(deadline.hard, engine.ask(&mut io, request)).await;
+        self.late = deadline.late();
+        let result = result.unwrap_or(Err(Failure::Timeout));
         self.after_move(result).await
     }
 
@@ -531,6 +523,7 @@ impl Drop for ProcessPlayer {
 
 impl Player for ProcessPlayer {
     async fn ask(&mut self, request: Request<'_>) -> Result<String, Failure> {
+        self.late = None;
         let reply = match self.bot.spec.protocol {
             Protocol::Lines => self.ask_line(request.fields).await,
             Protocol::Argv | Protocol::Stdin => self.ask_once(request.fields).await,
@@ -543,6 +536,10 @@ impl Player for ProcessPlayer {
                 Err(flood)
             }
         }
+    }
+
+    fn late(&self) -> Option<Duration> {
+        self.late
     }
 
     async fn finish(&mut self) {

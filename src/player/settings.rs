@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use crate::game::gomoku::GomokuRule;
+
 /// Time limits for a bot's moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MoveLimits {
@@ -15,6 +17,36 @@ pub struct MoveLimits {
     /// The time an engine may take from its spawn to the end of its protocol handshake,
     /// separate from its first move's time (`--engine-startup`).
     pub engine_startup: Duration,
+    /// How late a reply may come and still count (`--time-margin`); bots are never told it.
+    pub margin: Duration,
+}
+
+impl MoveLimits {
+    /// The deadlines of a move the bot has `time` for from now: the one place the margin is
+    /// added to a limit.
+    pub(super) fn deadline(&self, time: Duration) -> Deadline {
+        let told = after(time);
+        Deadline {
+            told,
+            hard: told.checked_add(self.margin).unwrap_or(told),
+        }
+    }
+}
+
+/// A move's limit as the bot is told it, and the instant its reply stops counting.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Deadline {
+    told: Instant,
+    /// The told limit plus `--time-margin`: a reply after it is a timeout.
+    pub hard: Instant,
+}
+
+impl Deadline {
+    /// How late a reply that arrives now is: `None` within the told limit.
+    pub fn late(&self) -> Option<Duration> {
+        let late = Instant::now().saturating_duration_since(self.told);
+        (!late.is_zero()).then_some(late)
+    }
 }
 
 /// The instant `time` from now; a time too long to add (a tampered `tournament.json`) is a
@@ -40,4 +72,26 @@ pub struct PlayerSettings {
     pub pause: bool,
     /// Names the game's cgroup (the game id).
     pub tag: String,
+    /// Gomoku's rule, for `ARENA_GOMOKU_RULE` and Gomocup's `INFO rule`.
+    pub gomoku_rule: GomokuRule,
+}
+
+impl PlayerSettings {
+    /// The game's variables in every process's environment: `ARENA_GAME`, `ARENA_SEED`,
+    /// `ARENA_MOVE_TIME_MS` (without `--time-margin`) and, at Gomoku, `ARENA_GOMOKU_RULE`.
+    pub(super) fn game_env(&self) -> Vec<(&'static str, Vec<u8>)> {
+        let mut env = vec![
+            ("ARENA_GAME", self.game.as_bytes().to_vec()),
+            ("ARENA_SEED", self.seed.to_string().into_bytes()),
+            (
+                "ARENA_MOVE_TIME_MS",
+                self.limits.move_time.as_millis().to_string().into_bytes(),
+            ),
+        ];
+        if self.game == crate::game::GameKind::Gomoku.name() {
+            let rule = self.gomoku_rule.name().as_bytes().to_vec();
+            env.push(("ARENA_GOMOKU_RULE", rule));
+        }
+        env
+    }
 }

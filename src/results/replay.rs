@@ -35,6 +35,8 @@ pub struct Header {
     /// The opening's plies, played before the bots' first move.
     pub opening: Vec<String>,
     pub move_time_ms: u64,
+    /// Gomoku's rule (`freestyle`, `standard`, `renju`); `None` for the other games.
+    pub gomoku_rule: Option<String>,
 }
 
 /// One exchange of a game as it is recorded: who was asked, how long they took, what they
@@ -43,6 +45,8 @@ pub struct Header {
 pub struct Move<'a> {
     pub seat: Seat,
     pub think: std::time::Duration,
+    /// How late after its limit the reply came, within `--time-margin`.
+    pub late: Option<std::time::Duration>,
     /// The request's fields; `None` where they are not recorded (Morra).
     pub request: Option<&'a [String]>,
     /// The reply, or why there was none.
@@ -64,6 +68,8 @@ struct HeaderLine {
     seed: u64,
     opening: Vec<String>,
     move_time_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    gomoku_rule: Option<String>,
 }
 
 /// One exchange line as written, borrowing from the referee's exchange.
@@ -71,6 +77,8 @@ struct HeaderLine {
 struct ExchangeLine<'a> {
     seat: &'static str,
     ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    late_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     request: Option<&'a [String]>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -88,6 +96,9 @@ pub struct ExchangeRecord {
     pub seat: String,
     /// Think time in milliseconds.
     pub ms: u64,
+    /// How many milliseconds after its limit a reply that `--time-margin` let count came.
+    #[serde(default)]
+    pub late_ms: Option<u64>,
     /// The request's fields (not recorded for Morra).
     #[serde(default)]
     pub request: Option<Vec<String>>,
@@ -159,6 +170,7 @@ impl Replay {
             seed: header.seed,
             opening: header.opening.clone(),
             move_time_ms: header.move_time_ms,
+            gomoku_rule: header.gomoku_rule.clone(),
         });
         match replay.error.take() {
             Some(e) => Err(e).with_context(|| format!("cannot write `{}`", path.display())),
@@ -175,6 +187,8 @@ impl Replay {
         self.line(&ExchangeLine {
             seat: seat_name(m.seat),
             ms: m.think.as_millis() as u64,
+            // A reply less than a millisecond late is still late: it rounds up.
+            late_ms: m.late.map(|l| l.as_micros().div_ceil(1000) as u64),
             request: m.request,
             reply,
             failure,
@@ -258,6 +272,7 @@ impl Replay {
             seed: h.seed,
             opening: h.opening,
             move_time_ms: h.move_time_ms,
+            gomoku_rule: h.gomoku_rule,
         };
         let mut exchanges = Vec::new();
         let mut result = None;
@@ -298,6 +313,7 @@ mod tests {
             seed: 42,
             opening: vec!["d3".into()],
             move_time_ms: 5000,
+            gomoku_rule: None,
         };
         let mut replay = Replay::create(&path, &header).unwrap();
         let request = vec!["call".to_string(), String::new()];
@@ -306,6 +322,7 @@ mod tests {
             request: Some(&request),
             reply: Ok("012"),
             think: Duration::from_millis(3),
+            late: Some(Duration::from_micros(1200)),
             fault: None,
         });
         replay.exchange(&Move {
@@ -313,6 +330,7 @@ mod tests {
             request: None,
             reply: Err(Reason::Timeout),
             think: Duration::from_millis(9),
+            late: None,
             fault: Some("timeout: no reply"),
         });
         replay
@@ -333,7 +351,7 @@ mod tests {
         );
         assert_eq!(
             lines[1],
-            r#"{"seat":"a","ms":3,"request":["call",""],"reply":"012"}"#
+            r#"{"seat":"a","ms":3,"late_ms":2,"request":["call",""],"reply":"012"}"#
         );
         assert_eq!(
             lines[2],
@@ -343,6 +361,7 @@ mod tests {
         assert_eq!(read.header, header);
         assert_eq!(read.exchanges.len(), 2);
         assert_eq!(read.exchanges[0].reply.as_deref(), Some("012"));
+        assert_eq!(read.exchanges[0].late_ms, Some(2));
         assert_eq!(read.exchanges[0].request.as_ref(), Some(&request));
         assert_eq!(read.exchanges[1].failure.as_deref(), Some("timeout"));
         assert_eq!(read.exchanges[1].request, None);

@@ -172,6 +172,9 @@ impl TournamentFile {
                 rows.push(("morra rounds", c.rules.morra_rounds.to_string()))
             }
             crate::game::GameKind::Numeron => rows.push(("digits", c.rules.digits.to_string())),
+            crate::game::GameKind::Gomoku => {
+                rows.push(("gomoku rule", c.rules.gomoku_rule.to_string()))
+            }
             _ => {}
         }
         rows.extend([
@@ -187,6 +190,7 @@ impl TournamentFile {
             ("jobs", c.jobs().to_string()),
             ("instances", c.instances().to_string()),
             ("move time", time(limits.move_time)),
+            ("time margin", time(limits.margin)),
             ("startup time", time(limits.startup_time)),
             ("build time", time(c.time.build_time)),
             ("log limit", bytes(c.limits.log_limit)),

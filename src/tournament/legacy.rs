@@ -92,6 +92,7 @@ impl LegacyFile {
                 move_time: Some(Duration::from_millis(self.move_time_ms)),
                 startup_time: Duration::from_millis(self.startup_time_ms),
                 engine_startup: crate::player::engine::ENGINE_STARTUP,
+                time_margin: Duration::ZERO,
                 build_time: Duration::from_millis(self.build_time_ms),
             },
             limits: LimitOptions {

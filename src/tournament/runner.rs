@@ -331,6 +331,8 @@ async fn play_game<S: Seats>(
             seed: game.seed,
             opening: plies,
             move_time_ms: settings.move_time.as_millis() as u64,
+            gomoku_rule: (settings.game == GameKind::Gomoku)
+                .then(|| settings.rules.gomoku_rule.to_string()),
         };
         Replay::create(&path, &header)
     });
@@ -364,6 +366,7 @@ async fn play_game<S: Seats>(
             r.exchange(&Move {
                 seat: e.seat,
                 think: e.think,
+                late: e.late,
                 request: with_requests.then_some(e.request),
                 reply: e.reply.as_deref().map_err(|f| f.reason()),
                 fault: e.fault,

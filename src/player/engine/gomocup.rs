@@ -40,7 +40,7 @@ impl Engine {
             format!("INFO timeout_match {}", s.match_ms),
             format!("INFO max_memory {}", s.memory / 100 * MAX_MEMORY_PERCENT),
             "INFO game_type 1".to_string(),
-            "INFO rule 0".to_string(),
+            format!("INFO rule {}", s.rule),
         ];
         info.extend(s.options.iter().map(|(k, v)| format!("INFO {k} {v}")));
         info.extend(s.init.iter().cloned());

@@ -43,6 +43,8 @@ pub struct EngineSetup {
     pub match_ms: u64,
     /// The bot's memory limit, in bytes.
     pub memory: u64,
+    /// Gomocup's `INFO rule`: 0 freestyle, 1 exactly five, 4 renju.
+    pub rule: u32,
 }
 
 /// One engine's side of a game: what it has been told so far.
