@@ -103,6 +103,12 @@ impl<R: Player + Send> Player for Either<R> {
             Either::Remote(p) => p.ask(request).await,
         }
     }
+    fn late(&self) -> Option<std::time::Duration> {
+        match self {
+            Either::Local(p) => p.late(),
+            Either::Remote(p) => p.late(),
+        }
+    }
     async fn finish(&mut self) {
         match self {
             Either::Local(p) => p.finish().await,
