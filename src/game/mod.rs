@@ -141,9 +141,8 @@ pub struct GameConfig {
     /// Digits in a Numer0n secret (3 to 5).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(3..=5))]
     pub digits: u8,
-    /// Gomoku's rule: `freestyle` (five or more wins), `standard` (exactly five wins) or
-    /// `renju` (black may not make a double-three, a double-four or an overline, and such a
-    /// move loses as illegal; black wins with exactly five, white with five or more).
+    /// Gomoku's rule, also told to bots (`ARENA_GOMOKU_RULE`) and Gomocup engines (`INFO
+    /// rule`).
     #[arg(long, value_enum, default_value_t = gomoku::GomokuRule::Freestyle)]
     #[serde(default)]
     pub gomoku_rule: gomoku::GomokuRule,
