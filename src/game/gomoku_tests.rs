@@ -448,6 +448,12 @@ fn renju_forbids_a_double_four_across_two_lines_and_along_one() {
     // One line: d8 _ f8 g8 h8 _ j8, both gaps make five.
     let one = ["d8", "f8", "g8", "j8"];
     assert_eq!(renju_verdict(&one, &[], "h8"), Some(Forbidden::DoubleFour));
+    // One line: c8 d8 _ f8 g8 _ i8 j8 (e8 and h8 each make five).
+    let pairs = ["c8", "d8", "f8", "i8", "j8"];
+    assert_eq!(
+        renju_verdict(&pairs, &[], "g8"),
+        Some(Forbidden::DoubleFour)
+    );
     // One line: c8 d8 e8 _ g8 _ i8 j8 k8.
     let long = ["c8", "d8", "e8", "i8", "j8", "k8"];
     assert_eq!(renju_verdict(&long, &[], "g8"), Some(Forbidden::DoubleFour));
