@@ -243,7 +243,7 @@ impl ProcessPlayer {
             .settings
             .limits
             .deadline(self.settings.limits.move_time);
-        let cpu = self.settings.limits.move_time.as_secs().saturating_add(1);
+        let cpu = self.settings.limits.hard_time().as_secs().saturating_add(1);
         let (args, input): (&[String], _) = match self.bot.spec.protocol {
             Protocol::Argv => (fields, None),
             _ => (&[], Some(encode_line(fields))),
@@ -303,7 +303,7 @@ impl ProcessPlayer {
             let cpu = limits
                 .startup_time
                 .saturating_add(limits.engine_startup)
-                .saturating_add(limits.move_time.saturating_mul(self.settings.max_moves))
+                .saturating_add(limits.hard_time().saturating_mul(self.settings.max_moves))
                 .as_secs()
                 .saturating_add(1);
             let mut child = self.spawn(&[], true, cpu)?;

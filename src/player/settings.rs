@@ -22,6 +22,11 @@ pub struct MoveLimits {
 }
 
 impl MoveLimits {
+    /// The longest a move may take: the move time and the margin (bounds CPU-time limits).
+    pub fn hard_time(&self) -> Duration {
+        self.move_time.saturating_add(self.margin)
+    }
+
     /// The deadlines of a move the bot has `time` for from now: the one place the margin is
     /// added to a limit.
     pub(super) fn deadline(&self, time: Duration) -> Deadline {
