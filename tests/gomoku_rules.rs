@@ -208,3 +208,52 @@ fn a_gomocup_engine_is_told_the_rule_and_the_limit_without_the_margin_issue_20()
         assert!(!log.contains("INFO rule 0") || value == 0, "{log}");
     }
 }
+
+#[test]
+fn a_served_game_is_judged_by_the_servers_rule_issue_20() {
+    require_python3();
+    let tmp = tempfile::tempdir().unwrap();
+    let fork = planned_bot(tmp.path(), "fork", &["f8", "g8", "h6", "h7", "h8"]);
+    let quiet = planned_bot(tmp.path(), "quiet", &[]);
+    let file = entrants(tmp.path(), &["fork"]);
+    let out = tmp.path().join("out");
+    let (mut server, port) = spawn_server(
+        &[
+            "serve",
+            "gomoku",
+            path(&quiet),
+            "--listen",
+            "127.0.0.1:0",
+            "--entrants",
+            path(&file),
+            "--out",
+            path(&out),
+            "--games",
+            "2",
+            "--move-time",
+            "5s",
+            "--gomoku-rule",
+            "renju",
+            "--no-sandbox",
+            "--quiet",
+        ],
+        false,
+    );
+    let mut client = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["connect", &format!("127.0.0.1:{port}"), "--name", "fork"])
+        .args(["--token", "token-fork", path(&fork), "--no-sandbox"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let timeout = std::time::Duration::from_secs(120);
+    assert!(wait_within(&mut server, timeout).success());
+    assert!(wait_within(&mut client, timeout).success());
+    let rows = games(&out);
+    let row = rows.iter().find(|r| r["bot_a"] == "fork").unwrap();
+    assert_eq!(row["reason"], "illegal", "{row:?}");
+    assert!(
+        row["detail"].contains("forbidden double-three at h8"),
+        "{row:?}"
+    );
+    assert_eq!(replay_as_black(&out, "fork")[0]["gomoku_rule"], "renju");
+}
