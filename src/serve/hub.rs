@@ -56,6 +56,8 @@ struct Slot {
     ended: bool,
     /// The terminal said it connected (and not yet that it left); since when it is away.
     said: Option<Option<Instant>>,
+    /// A person at the terminal port, outside the tournament's field ([`guests`]).
+    guest: bool,
 }
 
 impl Slot {
@@ -372,7 +374,11 @@ impl Hub {
 
     /// How many entrants have a waiting connection.
     pub fn connected(&self) -> usize {
-        self.lock().slots.iter().filter(|s| s.connected()).count()
+        self.lock()
+            .slots
+            .iter()
+            .filter(|s| !s.guest && s.connected())
+            .count()
     }
 
     /// Learns how many games each entrant has left, ends the connections of those with none,
@@ -590,6 +596,8 @@ impl Hub {
     }
 }
 
+#[path = "hub_guests.rs"]
+mod guests;
 #[cfg(test)]
 #[path = "hub_tests.rs"]
 mod tests;
