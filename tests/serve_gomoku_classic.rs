@@ -51,21 +51,17 @@ fn choose(board: &str, mine: usize) -> String {
         n
     };
     let mut best = (0, usize::MAX, String::new());
-    for r in 0..SIZE {
-        for c in 0..SIZE {
-            if grid[r][c].is_some() {
-                continue;
-            }
-            let score = [(0, 1), (1, 0), (1, 1), (1, -1)]
-                .iter()
-                .map(|&(dr, dc)| run(r, c, dr, dc))
-                .max()
-                .unwrap();
-            let distance = r.abs_diff(7) + c.abs_diff(7);
-            if best.2.is_empty() || score > best.0 || (score == best.0 && distance < best.1) {
-                let coord = format!("{}{}", (b'a' + r as u8) as char, (b'a' + c as u8) as char);
-                best = (score, distance, coord);
-            }
+    let empty = (0..SIZE * SIZE).map(|i| (i / SIZE, i % SIZE));
+    for (r, c) in empty.filter(|&(r, c)| grid[r][c].is_none()) {
+        let score = [(0, 1), (1, 0), (1, 1), (1, -1)]
+            .iter()
+            .map(|&(dr, dc)| run(r, c, dr, dc))
+            .max()
+            .unwrap();
+        let distance = r.abs_diff(7) + c.abs_diff(7);
+        if best.2.is_empty() || score > best.0 || (score == best.0 && distance < best.1) {
+            let coord = format!("{}{}", (b'a' + r as u8) as char, (b'a' + c as u8) as char);
+            best = (score, distance, coord);
         }
     }
     best.2

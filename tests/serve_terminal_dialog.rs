@@ -185,6 +185,7 @@ fn people_at_the_terminal_play_each_other_and_the_bot_through_the_rooms_issue_21
     ann.answer("INPUT YOUR CALL", "456");
     bob.until("opponent: [456] eat: 3 bite: 0");
     bob.answer("INPUT YOUR CALL", "789");
+    ann.until("opponent: [789] eat: 0 bite: 0");
     assert_eq!(ann.until("you "), "you win");
     assert_eq!(bob.until("you "), "you lose");
     assert!(

@@ -348,7 +348,14 @@ async fn game(person: &mut Person, hub: &Hub, mut end: LinkEnd) -> Option<()> {
     let game = game?;
     // The result is recorded just after the game lets go of its link.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while hub.games.is_over(game) != Some(true) {
+    loop {
+        // The last calls are shown before the result.
+        while let Ok(event) = events.try_recv() {
+            show(person, Some(game), side, event).await?;
+        }
+        if hub.games.is_over(game) == Some(true) {
+            break;
+        }
         match tokio::time::timeout_at(deadline, events.recv()).await {
             Ok(Ok(event)) => show(person, Some(game), side, event).await?,
             Ok(Err(broadcast::error::RecvError::Lagged(_))) => {}

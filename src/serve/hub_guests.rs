@@ -6,6 +6,29 @@ use super::super::entrants::{new_token, table, Entrant};
 use super::{Hub, Slot};
 
 impl Hub {
+    /// How many entrants of the tournament's field (guests left out) have a waiting
+    /// connection.
+    pub fn connected(&self) -> usize {
+        let state = self.lock();
+        state
+            .slots
+            .iter()
+            .filter(|s| !s.guest && s.connected())
+            .count()
+    }
+
+    /// The tournament's field: its entrants, guests left out.
+    pub(super) fn field(&self) -> usize {
+        self.lock().slots.iter().filter(|s| !s.guest).count()
+    }
+
+    /// Whether an entrant of the field that came has not yet been told `END` (it may still
+    /// be asking for its last game's result, see `arena connect`).
+    pub fn awaiting_end(&self) -> bool {
+        let state = self.lock();
+        state.slots.iter().any(|s| s.came && !s.ended && !s.guest)
+    }
+
     /// Adds the guest `name` as an entrant with friendly games only; its index. Its token is
     /// random and never shown: nobody can log in under its name elsewhere.
     pub fn add_guest(&self, name: &str) -> Result<usize, String> {

@@ -83,15 +83,14 @@ fn says(e: ApiError) -> String {
 }
 
 /// The Gomoku routes serve only Gomoku.
-fn gomoku(api: &Api) -> Result<(), Response> {
+fn gomoku(api: &Api) -> Result<(), String> {
     if api.hub.game == GameKind::Gomoku {
         return Ok(());
     }
-    let why = format!(
+    Err(format!(
         "these routes are the Gomoku server's: this server plays `{}` (see `/api/join`)",
         api.hub.game
-    );
-    Err(failure(why))
+    ))
 }
 
 /// The entrant `user` whose token is `password`; with `--open`, an unknown `user` is
@@ -127,10 +126,12 @@ fn login(api: &Api, peer: std::net::IpAddr, fields: &Fields) -> Result<usize, St
         .ok_or_else(|| "the server cannot record the entrant".into())
 }
 
-fn query(fields: Result<Query<Fields>, QueryRejection>) -> Result<Fields, Response> {
+/// The query's fields, on a Gomoku server.
+fn query(api: &Api, fields: Result<Query<Fields>, QueryRejection>) -> Result<Fields, String> {
+    gomoku(api)?;
     fields
         .map(|Query(f)| f)
-        .map_err(|e| failure(format!("bad query: {}", e.body_text())))
+        .map_err(|e| format!("bad query: {}", e.body_text()))
 }
 
 /// `GET /join_game/`: `{"game_id": N}` once the entrant's next game has come.
@@ -139,12 +140,9 @@ pub async fn join_game(
     Extension(Peer(peer)): Extension<Peer>,
     fields: Result<Query<Fields>, QueryRejection>,
 ) -> Response {
-    if let Err(no) = gomoku(&api) {
-        return no;
-    }
-    let fields = match query(fields) {
+    let fields = match query(&api, fields) {
         Ok(fields) => fields,
-        Err(bad) => return bad,
+        Err(why) => return failure(why),
     };
     let entrant = match login(&api, peer, &fields) {
         Ok(entrant) => entrant,
@@ -170,8 +168,8 @@ pub async fn check_game(
     State(api): State<Arc<Api>>,
     id: Result<Path<u64>, PathRejection>,
 ) -> Response {
-    if let Err(no) = gomoku(&api) {
-        return no;
+    if let Err(why) = gomoku(&api) {
+        return failure(why);
     }
     let Ok(Path(game)) = id else {
         return failure("no such game: a game is a number");
@@ -190,12 +188,9 @@ pub async fn play_game(
     id: Result<Path<u64>, PathRejection>,
     fields: Result<Query<Fields>, QueryRejection>,
 ) -> Response {
-    if let Err(no) = gomoku(&api) {
-        return no;
-    }
-    let fields = match query(fields) {
+    let fields = match query(&api, fields) {
         Ok(fields) => fields,
-        Err(bad) => return bad,
+        Err(why) => return failure(why),
     };
     let Ok(Path(game)) = id else {
         return failure("no such game: a game is a number");
