@@ -130,6 +130,12 @@ async fn say<W: AsyncWrite + Unpin>(w: &mut W, line: &str) -> bool {
 /// The whole dialog: a name, then games until the person leaves.
 async fn session(person: &mut Person, hub: &Arc<Hub>, guests: &Arc<Guests>) -> Option<()> {
     person.say("# Welcome to Numer0n").await?;
+    if !hub.rooms_view().open {
+        person.say("# the games open in a moment").await?;
+        if let Err(why) = rooms_open(hub).await {
+            return person.say(&format!("# no games now: {why}")).await;
+        }
+    }
     let seat = loop {
         let name = person.ask("INPUT YOUR NAME").await?;
         match guests.seat(hub, &name) {
@@ -163,6 +169,27 @@ async fn session(person: &mut Person, hub: &Arc<Hub>, guests: &Arc<Guests>) -> O
             }
         };
         play(person, hub, me, room).await?;
+    }
+}
+
+/// Waits (at most [`DIALOG_TIME`]) for the friendly games to open: when the tournament's
+/// bots are ready, just after the server starts; or why they will not.
+async fn rooms_open(hub: &Hub) -> Result<(), &'static str> {
+    let mut events = hub.subscribe();
+    let deadline = tokio::time::Instant::now() + DIALOG_TIME;
+    loop {
+        if hub.rooms_view().open {
+            return Ok(());
+        }
+        if hub.status().1 {
+            return Err("the tournament is over");
+        }
+        match tokio::time::timeout_at(deadline, events.recv()).await {
+            Err(_) | Ok(Err(broadcast::error::RecvError::Closed)) => {
+                return Err("the tournament's bots are not ready");
+            }
+            Ok(_) => {}
+        }
     }
 }
 
