@@ -127,7 +127,14 @@ fn people_at_the_terminal_play_each_other_and_the_bot_through_the_rooms_issue_21
     let out = dir.path().join("out");
     // The tournament's one entrant never comes: friendly games are played meanwhile.
     let file = entrants(dir.path(), &["zed"]);
-    let (mut child, _, port) = server(&out, &file);
+    let (mut child, main, port) = server(&out, &file);
+    // The Gomoku server's routes say what this server plays.
+    let (status, answer) = http(main, "GET", "/check_game/1", None, "");
+    assert_eq!((status, &answer["is_success"]), (200, &false.into()));
+    assert!(
+        answer["error"].as_str().unwrap().contains("`numeron`"),
+        "{answer}"
+    );
 
     // A hostile address holds every place it may with idle connections; more are refused.
     let flood: Vec<(TcpStream, String)> = (0..40)
@@ -253,4 +260,32 @@ fn people_at_the_terminal_play_each_other_and_the_bot_through_the_rooms_issue_21
     drop(flood);
     let _ = child.kill();
     let _ = child.wait();
+}
+
+#[test]
+fn the_terminal_dialog_is_only_numeron_s_issue_21() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = entrants(dir.path(), &["zed"]);
+    let out = dir.path().join("out");
+    let bot = bundled("gomoku").join("random-near");
+    let output = arena(&[
+        "serve",
+        "gomoku",
+        path(&bot),
+        "--entrants",
+        path(&file),
+        "--out",
+        path(&out),
+        "--listen",
+        "127.0.0.1:0",
+        "--terminal",
+        "127.0.0.1:0",
+        "--no-sandbox",
+    ]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("`--terminal` is for `arena serve numeron`"),
+        "{stderr}"
+    );
 }
