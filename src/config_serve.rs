@@ -47,6 +47,13 @@ pub struct ServeOptions {
     #[serde(default)]
     pub open: bool,
 
+    /// `arena serve numeron` only: also listen on this address for people at a terminal
+    /// (`nc HOST PORT`), who give a name and play friendly games against each other (HOST
+    /// or GUEST) or a local bot (AI) by typing numbers (`127.0.0.1:0` picks a free port).
+    #[arg(long, value_name = "ADDR")]
+    #[serde(default)]
+    pub terminal: Option<String>,
+
     /// Keep serving the page and the API after the last game (until Ctrl-C or SIGTERM).
     #[arg(long)]
     #[serde(default)]

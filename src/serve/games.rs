@@ -43,6 +43,10 @@ pub struct GameInfo {
     /// A friendly game, outside the tournament's schedule and tables.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub friendly: bool,
+    /// When the game started or its last reply came: the next move's clock runs from about
+    /// then.
+    #[serde(skip)]
+    pub moved_at: std::time::Instant,
 }
 
 /// Finished games whose moves are kept in memory, the latest ones; older ones keep only
@@ -59,6 +63,7 @@ impl GameInfo {
             trimmed: false,
             replies: 0,
             friendly: is_friendly(game_id),
+            moved_at: std::time::Instant::now(),
         }
     }
 
@@ -184,6 +189,12 @@ impl Games {
         list.collect()
     }
 
+    /// What `look` reads of a game, if it has started: without copying the game, and with
+    /// the games locked meanwhile (so `look` must be quick).
+    pub fn with<R>(&self, game_id: u64, look: impl FnOnce(&GameInfo) -> R) -> Option<R> {
+        self.lock().games.get(&game_id).map(look)
+    }
+
     /// A game's state, if it has started.
     pub fn get(&self, game_id: u64) -> Option<GameInfo> {
         self.lock().games.get(&game_id).cloned()
@@ -255,6 +266,7 @@ impl Games {
                 };
                 info.moves.push(played.clone());
                 info.replies += 1;
+                info.moved_at = std::time::Instant::now();
                 vec![HubEvent::Moved {
                     game: game_id,
                     played,

@@ -4,7 +4,8 @@
 //! been silent for a moment, most clients speak at once), then, once they tell its protocol,
 //! for its `HELLO` line ([`Stage::Lines`]) or its first request's headers ([`Stage::Http`]):
 //! each stage has a pool of its own, so a flood of one door leaves the other open, and one
-//! address can hold only a few places of each.
+//! address can hold only a few places of each. The terminal port (`--terminal`) has a gate
+//! of its own, whose [`Stage::Dialog`] places are held for a person's whole session.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -20,6 +21,9 @@ pub const HELLO_TIME: Duration = Duration::from_secs(10);
 /// How long an HTTP client may take to send a request's headers (slowloris), the first
 /// request's included.
 pub const HEADER_TIME: Duration = Duration::from_secs(10);
+
+/// How long a person at the terminal port may take to answer a prompt outside a game.
+pub const DIALOG_TIME: Duration = Duration::from_secs(60);
 
 /// The most connections in one stage of their handshake at once, from everyone.
 pub const MAX_IN_STAGE: usize = 256;
@@ -37,6 +41,9 @@ pub enum Stage {
     Lines,
     /// HTTP, until its first request's headers.
     Http,
+    /// A person's whole session on the terminal port (`--terminal`): each of its prompts
+    /// has its own time ([`DIALOG_TIME`]).
+    Dialog,
 }
 
 impl Stage {
@@ -46,6 +53,7 @@ impl Stage {
             Stage::FirstBytes => FIRST_BYTES_TIME,
             Stage::Lines => HELLO_TIME,
             Stage::Http => HEADER_TIME,
+            Stage::Dialog => DIALOG_TIME,
         }
     }
 
@@ -85,7 +93,7 @@ struct Pool {
 /// The pools of every stage, shared by every connection of a listener.
 #[derive(Clone, Default)]
 pub struct Gate {
-    pools: Arc<[Mutex<Pool>; 3]>,
+    pools: Arc<[Mutex<Pool>; 4]>,
 }
 
 impl Gate {

@@ -56,6 +56,8 @@ struct Slot {
     ended: bool,
     /// The terminal said it connected (and not yet that it left); since when it is away.
     said: Option<Option<Instant>>,
+    /// A person at the terminal port, outside the tournament's field ([`guests`]).
+    guest: bool,
 }
 
 impl Slot {
@@ -359,20 +361,9 @@ impl Hub {
         }
     }
 
-    /// Whether an entrant that came has not yet been told `END` (it may still be asking for
-    /// its last game's result, see `arena connect`).
-    pub fn awaiting_end(&self) -> bool {
-        self.lock().slots.iter().any(|s| s.came && !s.ended)
-    }
-
     /// Changes of the entrants' connections and games, as they happen.
     pub fn changes(&self) -> watch::Receiver<u64> {
         self.changed.subscribe()
-    }
-
-    /// How many entrants have a waiting connection.
-    pub fn connected(&self) -> usize {
-        self.lock().slots.iter().filter(|s| s.connected()).count()
     }
 
     /// Learns how many games each entrant has left, ends the connections of those with none,
@@ -413,7 +404,7 @@ impl Hub {
                 break;
             }
             if connected >= wanted {
-                let all = self.roll().list.len();
+                let all = self.field();
                 let when = (wanted == self.start.when).then_some(wanted);
                 eprintln!("{}", super::terminal::starting(connected, all, when));
                 break;
@@ -590,6 +581,8 @@ impl Hub {
     }
 }
 
+#[path = "hub_guests.rs"]
+mod guests;
 #[cfg(test)]
 #[path = "hub_tests.rs"]
 mod tests;

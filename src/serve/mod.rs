@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use anyhow::{bail, Context, Result};
 
 use crate::config::{RunConfig, ServeOptions};
-use crate::game::Seat;
+use crate::game::{GameKind, Seat};
 use crate::player::remote::RemotePlayer;
 use crate::results::games::{read_games, GameRecord};
 use crate::schedule::Pairing;
@@ -19,10 +19,12 @@ use crate::tournament::remote::{RemoteSeat, Remotes};
 use crate::tournament::runner::Watch;
 use crate::tournament::{self, Summary};
 
+pub mod dialog;
 pub mod door;
 pub mod entrants;
 pub mod games;
 pub mod gate;
+pub mod guests;
 pub mod http;
 pub mod hub;
 pub mod registry;
@@ -31,14 +33,15 @@ pub mod tcp;
 pub mod terminal;
 
 use entrants::Entrants;
+use guests::Guests;
 use hub::{Hub, Start};
 use registry::Registry;
 use rooms::{FriendlyLog, Rooms};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-/// The remote entrants as the tournament's players, and where their friendly games' results
-/// go.
-struct Entrance(Arc<Hub>, FriendlyLog);
+/// The remote entrants as the tournament's players, where their friendly games' results go,
+/// and the terminal's guests (`--terminal`).
+struct Entrance(Arc<Hub>, FriendlyLog, Option<Arc<Guests>>);
 
 impl Remotes for Entrance {
     type Player = RemotePlayer;
@@ -54,6 +57,13 @@ impl Remotes for Entrance {
             Seat::B => [o, s.entrant],
         });
         let door = hub.door(s.game.game_id, s.entrant, pair);
+        // A person at the terminal types: the tournament's move time is for programs.
+        let person = self.guest_name(s.entrant).is_some();
+        let move_time = if person {
+            hub.move_time.max(dialog::PERSON_MOVE_TIME)
+        } else {
+            hub.move_time
+        };
         let opponent: String = (s.opponent.chars())
             .map(|c| if c.is_whitespace() { '_' } else { c })
             .collect();
@@ -62,9 +72,9 @@ impl Remotes for Entrance {
             s.game.game_id,
             hub.game,
             if s.seat == Seat::A { "first" } else { "second" },
-            hub.move_time.as_millis()
+            move_time.as_millis()
         );
-        let player = RemotePlayer::new(Box::new(door), header, hub.move_time + hub.grace);
+        let player = RemotePlayer::new(Box::new(door), header, move_time + hub.grace);
         if hub.game.has_public_moves() {
             player.telling_moves()
         } else {
@@ -95,6 +105,14 @@ impl Remotes for Entrance {
 
     fn friendly(&self, locals: &[String]) -> Option<UnboundedReceiver<Pairing>> {
         Some(self.0.open_rooms(locals))
+    }
+
+    fn guests(&self) -> usize {
+        self.2.as_ref().map_or(0, |_| guests::MAX_GUESTS)
+    }
+
+    fn guest_name(&self, entrant: usize) -> Option<&str> {
+        self.2.as_ref()?.name(entrant)
     }
 
     fn close(&self) {
@@ -129,6 +147,8 @@ struct Served {
     stops: Option<tournament::Stops>,
     /// Says who connected and who left.
     presence: terminal::PresenceWatch,
+    /// The people at the terminal port (`--terminal`).
+    guests: Option<Arc<Guests>>,
 }
 
 impl Served {
@@ -184,9 +204,26 @@ async fn open(
     );
     hub.games.restore(played);
     hub.games.restore(&friendlies);
+    if options.terminal.is_some() && config.game != GameKind::Numeron {
+        bail!("`--terminal` is for `arena serve numeron` (its dialog plays Numer0n)");
+    }
     let listener = tcp::listen(&options.listen).await?;
     let addr = listener.local_addr()?;
     terminal::listening(addr);
+    let guests = match &options.terminal {
+        Some(at) => {
+            let listener = dialog::listen(at).await?;
+            dialog::listening(listener.local_addr()?);
+            let guests = Arc::new(Guests::default());
+            tokio::spawn(dialog::accept(
+                listener,
+                Arc::clone(&hub),
+                Arc::clone(&guests),
+            ));
+            Some(guests)
+        }
+        None => None,
+    };
     let replays = config.replays().then(|| config.out().join("replays"));
     let api = http::Api::with(Arc::clone(&hub), http::JOIN_WAIT, replays, registry);
     tokio::spawn(tcp::accept(
@@ -203,6 +240,7 @@ async fn open(
         addr,
         stops,
         presence,
+        guests,
     };
     Ok((served, friendly))
 }
@@ -305,7 +343,7 @@ pub async fn serve(mut config: RunConfig) -> Result<Summary> {
             served.hub.names().len()
         );
     }
-    let entrance = Entrance(Arc::clone(&served.hub), friendly);
+    let entrance = Entrance(Arc::clone(&served.hub), friendly, served.guests.clone());
     let summary = tournament::run_with(config, Arc::new(entrance)).await;
     if summary.is_ok() {
         served.close(&options).await?;
@@ -345,7 +383,11 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
     served
         .api
         .set_field(field(&info.config, locals, info.gauntlet.clone()));
-    let entrance = Arc::new(Entrance(Arc::clone(&served.hub), friendly));
+    let entrance = Arc::new(Entrance(
+        Arc::clone(&served.hub),
+        friendly,
+        served.guests.clone(),
+    ));
     // The server's terminal says each game on a line (see `terminal`): no progress bar.
     let summary = tournament::resume_with(out, jobs, true, entrance).await;
     if summary.is_ok() {

@@ -113,6 +113,20 @@ impl Registry {
 
     /// Registers `name` for a caller at `from`: the new entrant's token.
     pub fn register(&self, hub: &Hub, from: IpAddr, name: &str) -> Result<String, Refused> {
+        let token = new_token().map_err(|e| Refused::Failed(format!("{e:#}")))?;
+        self.register_token(hub, from, name, &token)?;
+        Ok(token)
+    }
+
+    /// Registers `name` with the token `token` the caller chose (the Gomoku routes' first
+    /// join of an unknown user: its password as sent), with the same limits.
+    pub fn register_token(
+        &self,
+        hub: &Hub,
+        from: IpAddr,
+        name: &str,
+        token: &str,
+    ) -> Result<(), Refused> {
         if hub.started() {
             let why = "registration is closed: the tournament has started";
             return Err(Refused::Conflict(why.to_string()));
@@ -126,8 +140,7 @@ impl Registry {
             let why = format!("the tournament is full ({MAX_OPEN_ENTRANTS} entrants)");
             return Err(Refused::Conflict(why));
         }
-        let token = new_token().map_err(|e| Refused::Failed(format!("{e:#}")))?;
-        let text = table(name, &token);
+        let text = table(name, token);
         let entrant = Entrant::from_table(&text).map_err(|e| Refused::Failed(format!("{e:#}")))?;
         let record = || {
             let mut file = std::fs::OpenOptions::new()
@@ -147,7 +160,7 @@ impl Registry {
                 Refused::Conflict(why)
             }
         })?;
-        Ok(token)
+        Ok(())
     }
 }
 

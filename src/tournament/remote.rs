@@ -50,6 +50,17 @@ pub trait Remotes: Send + Sync + 'static {
         let _ = locals;
         None
     }
+    /// How many guests may come for friendly games only (people at `arena serve`'s terminal
+    /// port): seats after the entrants', never in the schedule.
+    fn guests(&self) -> usize {
+        0
+    }
+    /// The name of the guest that is remote player `entrant` (an index after the entrants'),
+    /// once it has come.
+    fn guest_name(&self, entrant: usize) -> Option<&str> {
+        let _ = entrant;
+        None
+    }
     /// The tournament is over or stopped: no more games for anyone.
     fn close(&self);
     /// What happened in a game (any game, not only the entrants').
@@ -142,9 +153,9 @@ impl<R: Remotes> Mixed<R> {
         self.lineup.bots.len()
     }
 
-    /// Every player's count.
+    /// Every player's count, guests' seats included.
     pub(super) fn len(&self) -> usize {
-        self.first_remote() + self.names.len()
+        self.first_remote() + self.names.len() + self.remotes.guests()
     }
 }
 
@@ -153,7 +164,9 @@ impl<R: Remotes> Seats for Mixed<R> {
 
     fn name(&self, bot: usize) -> &str {
         match bot.checked_sub(self.first_remote()) {
-            Some(e) => &self.names[e],
+            Some(e) => (self.names.get(e).map(String::as_str))
+                .or_else(|| self.remotes.guest_name(e))
+                .unwrap_or("guest"),
             None => self.lineup.name(bot),
         }
     }

@@ -2,8 +2,9 @@
 //! every connection that starts with an HTTP method. A JSON API for clients that poll
 //! (`POST /api/join`, `GET /api/games/ID`, `POST /api/games/ID/move`), a stream of
 //! server-sent events (`GET /api/events`), what watchers may see ([`watch`]) and the web
-//! page ([`page`]). Tokens come only in `Authorization: Bearer` headers, and are never
-//! logged.
+//! page ([`page`]); and the Gomoku game server's routes ([`classic`]). Tokens come in
+//! `Authorization: Bearer` headers (the Gomoku routes' in their `password` field, as their
+//! clients send them), and are never logged.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -28,6 +29,7 @@ use super::gate::{Pass, Refused, Stage};
 use super::hub::Hub;
 use super::registry::Registry;
 
+mod classic;
 mod events;
 mod page;
 mod play;
@@ -229,13 +231,15 @@ pub fn router(api: Arc<Api>) -> Router {
         .route("/api/events", get(events::stream))
         .route("/api/standings", get(events::standings))
         .fallback(|| async { ApiError::NoRoute })
-        .with_state(api)
-        .layer(axum::middleware::map_response(json_errors))
-        .layer(RequestBodyLimitLayer::new(MAX_BODY))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             REQUEST_TIME,
         ))
+        // The Gomoku server's routes, whose join waits longer.
+        .merge(classic::routes())
+        .with_state(api)
+        .layer(axum::middleware::map_response(json_errors))
+        .layer(RequestBodyLimitLayer::new(MAX_BODY))
 }
 
 /// Gives every error without a JSON body (the limits', an unknown method's) one:

@@ -127,9 +127,18 @@ impl Drop for Waiting<'_> {
 /// runs with no client knowing of it.
 pub async fn join(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Response, ApiError> {
     let entrant = api.entrant(&headers)?;
+    Ok(match next_game(&api, entrant).await? {
+        Some(joined) => Json(joined).into_response(),
+        None => StatusCode::NO_CONTENT.into_response(),
+    })
+}
+
+/// What a join does, whatever the route: `entrant`'s next game, `None` if none came within
+/// the join's wait, [`ApiError::Gone`] if none will.
+pub(super) async fn next_game(api: &Arc<Api>, entrant: usize) -> Result<Option<Joined>, ApiError> {
     let mut adopted = api.adopted.subscribe();
     if let Some(joined) = api.unclaimed(entrant) {
-        return Ok(Json(joined).into_response());
+        return Ok(Some(joined));
     }
     let deadline = Instant::now() + api.join_wait;
     let (id, mut assigned) = api.hub.hello(entrant).map_err(ApiError::TooMany)?;
@@ -146,9 +155,9 @@ pub async fn join(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Res
                 drop(waiting);
                 // A game given meanwhile waits, adopted, for the next join.
                 if let Ok(Assignment::Game(end)) = assigned.try_recv() {
-                    tokio::spawn(adopt(Arc::clone(&api), entrant, end));
+                    tokio::spawn(adopt(Arc::clone(api), entrant, end));
                 }
-                return Ok(Json(joined).into_response());
+                return Ok(Some(joined));
             }
             () = tokio::time::sleep_until(deadline) => {
                 drop(waiting);
@@ -158,19 +167,17 @@ pub async fn join(State(api): State<Arc<Api>>, headers: HeaderMap) -> Result<Res
         }
     };
     match assignment {
-        None => Ok(StatusCode::NO_CONTENT.into_response()),
+        None => Ok(None),
         Some(Assignment::End) => Err(ApiError::Gone),
         Some(Assignment::Game(end)) => {
-            let mut told = tokio::spawn(adopt(Arc::clone(&api), entrant, end));
+            let mut told = tokio::spawn(adopt(Arc::clone(api), entrant, end));
             // The game's header comes with its first request to this seat: for the second
             // seat, after the first seat's move. Until then the join waits as it would for
             // a game; past its time the game stays adopted, for the next join.
             let until = deadline.max(Instant::now() + Duration::from_secs(5));
             match tokio::time::timeout_at(until, &mut told).await {
-                Ok(Ok(Some(session))) if session.claim() => {
-                    Ok(Json(session.joined.clone()).into_response())
-                }
-                _ => Ok(StatusCode::NO_CONTENT.into_response()),
+                Ok(Ok(Some(session))) if session.claim() => Ok(Some(session.joined.clone())),
+                _ => Ok(None),
             }
         }
     }
@@ -331,9 +338,18 @@ pub async fn play(
 ) -> Result<Response, ApiError> {
     let entrant = api.entrant(&headers)?;
     let game = game_id(id)?;
-    let (_, session) = find(&api, entrant, game)?;
+    find(&api, entrant, game)?;
     let Json(body) = body?;
-    let mv = body.mv;
+    send_move(&api, entrant, game, &body.mv)?;
+    // Give the referee a moment, so that the answer usually shows the move.
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    Ok(Json(state_of(&api, entrant, game)?).into_response())
+}
+
+/// Passes `mv` on as `entrant`'s reply to the pending request of its game `game`, whatever
+/// the route; or why not.
+pub(super) fn send_move(api: &Api, entrant: usize, game: u64, mv: &str) -> Result<(), ApiError> {
+    let (_, session) = find(api, entrant, game)?;
     if mv.len() > MAX_REPLY || mv.contains(['\n', '\r']) {
         let why = format!("a move is one line of at most {MAX_REPLY} bytes");
         return Err(ApiError::Bad(StatusCode::BAD_REQUEST, why));
@@ -362,7 +378,5 @@ pub async fn play(
         turn.request = None;
         turn.asked = None;
     }
-    // Give the referee a moment, so that the answer usually shows the move.
-    tokio::time::sleep(Duration::from_millis(10)).await;
-    Ok(Json(state_of(&api, entrant, game)?).into_response())
+    Ok(())
 }
