@@ -384,8 +384,8 @@ fn workspace(config: &RunConfig, resuming: bool) -> Result<Workspace> {
     Ok(workspace)
 }
 
-/// The games this run plays: a round robin or a gauntlet, or one shard of it.
-fn schedule(config: &RunConfig, names: &[&str], references: &[String]) -> Vec<Pairing> {
+/// The games a run plays: a round robin or a gauntlet, or one shard of it.
+pub fn schedule(config: &RunConfig, names: &[&str], references: &[String]) -> Vec<Pairing> {
     let (rounds, games) = (config.tournament.rounds, config.games_per_pairing());
     let schedule = if references.is_empty() {
         round_robin(names.len(), rounds, games)
