@@ -590,6 +590,8 @@ impl Hub {
     }
 }
 
+#[path = "hub_late.rs"]
+mod late;
 #[cfg(test)]
 #[path = "hub_tests.rs"]
 mod tests;

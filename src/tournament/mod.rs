@@ -21,6 +21,7 @@ use crate::sandbox::Sandbox;
 use crate::schedule::{round_robin, Pairing};
 
 pub mod file;
+pub mod late;
 mod legacy;
 mod lineup;
 mod lock;
@@ -426,6 +427,7 @@ async fn finish<R: Remotes>(
         .into_iter()
         .filter(|p| !done.contains(&p.game_id))
         .collect();
+    let late = late::open(config, &names, references, &pending, &records);
     let limits = config.move_limits();
     let settings = Arc::new(Settings {
         run_id: info.run.clone(),
@@ -453,6 +455,7 @@ async fn finish<R: Remotes>(
     let plan = runner::Plan {
         start: remotes.start(seats.first_remote(), &pending),
         friendly: remotes.friendly(&locals),
+        late: late.and_then(|(door, rx)| remotes.late(door).then_some(rx)),
         schedule: pending,
     };
     // One listener for the whole run: it keeps a signal that arrives between two polls.

@@ -1,0 +1,174 @@
+//! Late entrants: a bot that joins a tournament while it plays (a registration of
+//! `arena serve` after the start) gets its pairings appended to the running schedule, against
+//! the whole field in a round robin and against the references in a gauntlet, until the door
+//! is closed (by the operator, at a set time, or when the schedule is over).
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::mpsc;
+
+use crate::config::RunConfig;
+use crate::results::games::GameRecord;
+use crate::schedule::Pairing;
+
+/// The most bots that may join one tournament late.
+pub const MAX_LATE: usize = 1000;
+
+/// The door through which late entrants join a running schedule: it hands their pairings to
+/// the runner.
+pub struct Late {
+    state: Mutex<State>,
+}
+
+struct State {
+    /// Where the pairings go; `None` once the door is closed.
+    tx: Option<mpsc::UnboundedSender<Vec<Pairing>>>,
+    /// The bots so far: the next one's index.
+    bots: usize,
+    /// The most bots there may be.
+    most: usize,
+    /// A gauntlet's references (a late bot plays only them); empty for a round robin.
+    references: Vec<usize>,
+    rounds: u32,
+    games: u32,
+    /// The last game id given.
+    last_id: u64,
+}
+
+/// Why a bot cannot join late.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// The door is closed: the schedule is over, or it was closed.
+    Closed,
+    /// [`MAX_LATE`] bots have joined already.
+    Full,
+}
+
+impl Late {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether a bot may still join.
+    pub fn is_open(&self) -> bool {
+        self.lock().tx.as_ref().is_some_and(|tx| !tx.is_closed())
+    }
+
+    /// Closes the door: no bot joins any more (the pairings already given are played).
+    pub fn close(&self) {
+        self.lock().tx = None;
+    }
+
+    /// Adds one bot (the next index) and hands its pairings to the runner: its index and
+    /// them, or why it cannot join.
+    pub fn admit(&self) -> Result<(usize, Vec<Pairing>), Refused> {
+        let mut state = self.lock();
+        let Some(tx) = state.tx.clone().filter(|tx| !tx.is_closed()) else {
+            return Err(Refused::Closed);
+        };
+        if state.bots >= state.most {
+            return Err(Refused::Full);
+        }
+        let bot = state.bots;
+        let opponents: Vec<usize> = if state.references.is_empty() {
+            (0..bot).collect()
+        } else {
+            state.references.clone()
+        };
+        let pairings = appended(bot, &opponents, state.rounds, state.games, state.last_id);
+        tx.send(pairings.clone()).map_err(|_| Refused::Closed)?;
+        state.bots += 1;
+        state.last_id += pairings.len() as u64;
+        Ok((bot, pairings))
+    }
+}
+
+/// The door for late entrants of a run that is not a shard, and the runner's end of it.
+/// `names` are the run's bots in schedule order, `pending` and `played` its games (new game
+/// ids follow theirs).
+pub fn open(
+    config: &RunConfig,
+    names: &[&str],
+    references: &[String],
+    pending: &[Pairing],
+    played: &[GameRecord],
+) -> Option<(Arc<Late>, mpsc::UnboundedReceiver<Vec<Pairing>>)> {
+    if config.tournament.shard.is_some() {
+        // Another shard's game ids are not known here: a late game's id could be taken.
+        return None;
+    }
+    let (tx, rx) = mpsc::unbounded_channel();
+    let ids = pending.iter().map(|p| p.game_id);
+    let late = Arc::new(Late {
+        state: Mutex::new(State {
+            tx: Some(tx),
+            bots: names.len(),
+            most: names.len() + MAX_LATE,
+            references: (0..names.len())
+                .filter(|&i| references.iter().any(|r| r == names[i]))
+                .collect(),
+            rounds: config.tournament.rounds,
+            games: config.games_per_pairing(),
+            last_id: ids
+                .chain(played.iter().map(|r| r.game_id))
+                .max()
+                .unwrap_or(0),
+        }),
+    });
+    Some((late, rx))
+}
+
+/// The games of bot `bot` joining late against each of `opponents`: `games` per pairing in
+/// each of `rounds` rounds, seats alternating as in the schedule, numbered after `last_id`.
+///
+/// This is the one place appended games get their identity: each game's seed is derived from
+/// its `game_id` by the runner, as every scheduled game's is.
+fn appended(
+    bot: usize,
+    opponents: &[usize],
+    rounds: u32,
+    games: u32,
+    last_id: u64,
+) -> Vec<Pairing> {
+    let mut pairings = Vec::new();
+    let mut game_id = last_id;
+    for round in 1..=rounds {
+        for (k, &other) in opponents.iter().enumerate() {
+            for g in 0..games {
+                game_id += 1;
+                // The late bot moves first against every other opponent, and seats swap
+                // between a pairing's games and from one round to the next.
+                let first = (k as u32 + g + round - 1).is_multiple_of(2);
+                pairings.push(Pairing {
+                    round,
+                    game_id,
+                    seats: if first { [bot, other] } else { [other, bot] },
+                    opening: game_id - u64::from(g % 2),
+                });
+            }
+        }
+    }
+    pairings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_late_bot_plays_each_opponent_with_seats_swapping_after_the_last_game_id() {
+        let p = appended(3, &[0, 1, 2], 2, 2, 12);
+        assert_eq!(p.len(), 12);
+        assert_eq!(
+            p.iter().map(|p| p.game_id).collect::<Vec<_>>(),
+            (13..=24).collect::<Vec<_>>()
+        );
+        for other in 0..3 {
+            let games: Vec<_> = p.iter().filter(|p| p.seats.contains(&other)).collect();
+            assert_eq!(games.len(), 4);
+            let first = games.iter().filter(|p| p.seats[0] == 3).count();
+            assert_eq!(first, 2, "half its games against {other} first");
+        }
+        assert!(p.iter().all(|p| p.seats.contains(&3)));
+    }
+}
