@@ -41,8 +41,9 @@ pub struct ServeOptions {
     pub start_at: Option<String>,
 
     /// Let anyone register a new entrant name on the page or with `POST /api/register`
-    /// (rate-limited): before the start, and after it until `close` or `--close-at`; each gets a token, whose hash is added to the
-    /// `--entrants` file (created if need be).
+    /// (rate-limited), before the start and after it (a late entrant) until the operator's
+    /// `close` or `--close-at`; each gets a token, whose hash is added to the `--entrants`
+    /// file (created if need be).
     #[arg(long)]
     #[serde(default)]
     pub open: bool,

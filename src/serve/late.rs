@@ -82,7 +82,7 @@ impl LateDoor {
         });
     }
 
-    /// Whether an entrant may join now (before the start, by [`Hub::add_entrant`]).
+    /// Whether an entrant may join now: before the start, or after it while the door is open.
     pub fn is_open(&self, hub: &Hub) -> bool {
         self.closed().is_none() && (!hub.started() || self.refusal().is_none())
     }

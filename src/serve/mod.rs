@@ -234,7 +234,10 @@ fn operator(hub: Arc<Hub>, late: Arc<LateDoor>) {
         }
     }
     if typed() {
-        eprintln!("type `start` and Enter to start now, whoever is connected");
+        eprintln!(
+            "type `start` and Enter to start now, whoever is connected (`close`: close \
+             registration; `reload`: take in new entrants of the entrants file)"
+        );
     }
     std::thread::spawn(move || {
         for line in std::io::stdin().lines() {
