@@ -2,16 +2,22 @@
 //! registers (`--open`) or is added to the `--entrants` file and taken in by the operator's
 //! `reload` gets its games against the whole field appended to the running schedule and
 //! plays them, until the operator's `close` (or `--close-at`), after which registration is
-//! refused with a clear message.
+//! refused with a clear message; the page (in a real headless Chromium) takes a registration
+//! after the start and shows the late entrant in its tables with its games.
 
 mod common;
+#[path = "common/page.rs"]
+mod page;
+#[path = "common/webdriver.rs"]
+mod webdriver;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
 use common::*;
-use serde_json::Value;
+use serde_json::{json, Value};
+use webdriver::Browser;
 
 fn call(port: u16, method: &str, path: &str, body: &str) -> (u16, Value) {
     let (status, _, body) = http_full(port, method, path, None, body);
@@ -208,4 +214,99 @@ fn registration_closes_at_the_close_at_time_issue_19() {
     // zed never comes: its game is lost by timeout, and the tournament ends.
     assert!(wait_within(&mut child, Duration::from_secs(60)).success());
     assert_eq!(games(&out).len(), 1);
+}
+
+#[test]
+fn a_person_registers_on_the_page_after_the_start_and_the_page_shows_their_games_issue_19() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("class.toml");
+    let out = dir.path().join("out");
+    let counter = bundled("morra").join("counter");
+    let (counter, file_s, out_s) = (path(&counter), path(&file), path(&out));
+    let args = [
+        "serve",
+        "morra",
+        counter,
+        "--entrants",
+        file_s,
+        "--out",
+        out_s,
+        "--open",
+        "--stay",
+        "--listen",
+        "127.0.0.1:0",
+        "--morra-rounds",
+        "3",
+        "--network-grace",
+        "30s",
+        "--quiet",
+    ];
+    let (mut child, port) = spawn_server(&args, true);
+    let mut operator = child.stdin.take().unwrap();
+    let (status, zed) = register(port, "zed");
+    assert_eq!(status, 200, "{zed}");
+    writeln!(operator, "start").unwrap();
+    wait_for(|| tournament(port)["started"] == true);
+
+    // The tournament has started (zed's game waits for zed): the page still offers
+    // registration, and ann takes a name there.
+    let browser = Browser::start(1200, 1000);
+    browser.goto(&format!("http://127.0.0.1:{port}/"));
+    browser.wait_for("return !document.getElementById('register').hidden");
+    browser.type_into(&browser.find("#reg-name"), "ann");
+    browser.click(&browser.find("#register-go"));
+    browser.wait_for("return !document.getElementById('token-box').hidden");
+    let token = browser.eval(
+        "return document.getElementById('token-value').textContent",
+        json!([]),
+    );
+    let token = token.as_str().unwrap().to_string();
+    let rows = "return Array.from(document.querySelectorAll('#standings tbody tr')).map(\
+                r => Array.from(r.cells).map(c => c.textContent))";
+    browser.wait_for(
+        "return Array.from(document.querySelectorAll('#standings tbody tr'))\
+         .some(r => r.cells[1].textContent === 'ann')",
+    );
+    browser.screenshot(&page::screenshots().join("serve-page-late-registered.png"));
+
+    // zed and ann play over TCP; the page shows ann's games against the whole field.
+    let clients = [
+        morra_client(port, "zed", zed["token"].as_str().unwrap()),
+        morra_client(port, "ann", &token),
+    ];
+    let played: Vec<usize> = clients.into_iter().map(|c| c.join().unwrap()).collect();
+    assert_eq!(played, [2, 2]);
+    browser.wait_for(
+        "return Array.from(document.querySelectorAll('#standings tbody tr'))\
+         .some(r => r.cells[1].textContent === 'ann' && r.cells[2].textContent === '2') \
+         && document.querySelectorAll('#finished tbody tr, #finished li').length >= 3",
+    );
+    let shown = browser.eval(rows, json!([]));
+    let ann = (shown.as_array().unwrap().iter())
+        .find(|r| r[1] == "ann")
+        .expect("ann in the standings");
+    assert_eq!(ann[2], "2", "{shown}");
+    let cross = browser.eval(
+        "return document.querySelector('#cross').textContent",
+        json!([]),
+    );
+    assert!(cross.as_str().unwrap().contains("ann"), "{cross}");
+    let finished = browser.eval(
+        "return document.getElementById('finished').textContent",
+        json!([]),
+    );
+    let finished = finished.as_str().unwrap();
+    assert!(
+        finished.contains("ann") && finished.contains("zed") && finished.contains("counter"),
+        "{finished}"
+    );
+    browser.screenshot(&page::screenshots().join("serve-page-late-played.png"));
+
+    // SIGTERM ends the server that stayed; `games.csv` has ann's games.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert!(wait_within(&mut child, Duration::from_secs(20)).success());
+    let rows = games(&out);
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert_eq!(game_between(&rows, "ann", "counter")["reason"], "normal");
+    assert_eq!(game_between(&rows, "ann", "zed")["reason"], "normal");
 }
