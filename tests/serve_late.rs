@@ -310,3 +310,52 @@ fn a_person_registers_on_the_page_after_the_start_and_the_page_shows_their_games
     assert_eq!(game_between(&rows, "ann", "counter")["reason"], "normal");
     assert_eq!(game_between(&rows, "ann", "zed")["reason"], "normal");
 }
+
+#[test]
+fn a_late_candidate_of_a_served_gauntlet_plays_the_references_and_is_graded_issue_19() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("class.toml");
+    let out = dir.path().join("out");
+    let counter = bundled("morra").join("counter");
+    let (counter, file_s, out_s) = (path(&counter), path(&file), path(&out));
+    let args = [
+        "serve",
+        "morra",
+        "--gauntlet",
+        counter,
+        "--entrants",
+        file_s,
+        "--out",
+        out_s,
+        "--open",
+        "--listen",
+        "127.0.0.1:0",
+        "--morra-rounds",
+        "3",
+        "--network-grace",
+        "30s",
+        "--quiet",
+    ];
+    let (mut child, port) = spawn_server(&args, true);
+    let mut operator = child.stdin.take().unwrap();
+    let (_, zed) = register(port, "zed");
+    writeln!(operator, "start").unwrap();
+    wait_for(|| tournament(port)["started"] == true);
+    let (status, late) = register(port, "late");
+    assert_eq!(status, 200, "{late}");
+    let clients = [
+        morra_client(port, "zed", zed["token"].as_str().unwrap()),
+        morra_client(port, "late", late["token"].as_str().unwrap()),
+    ];
+    assert!(wait_within(&mut child, Duration::from_secs(120)).success());
+    let played: Vec<usize> = clients.into_iter().map(|c| c.join().unwrap()).collect();
+    assert_eq!(played, [1, 1], "candidates play the reference only");
+    let rows = games(&out);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(game_between(&rows, "late", "counter")["reason"], "normal");
+    let grades = std::fs::read_to_string(out.join("grades.csv")).unwrap();
+    assert!(
+        grades.lines().any(|l| l.starts_with("late,")),
+        "the late candidate is graded: {grades}"
+    );
+}

@@ -155,6 +155,54 @@ fn appended(
 mod tests {
     use super::*;
 
+    fn door(bots: usize, references: Vec<usize>) -> (Late, mpsc::UnboundedReceiver<Vec<Pairing>>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let state = State {
+            tx: Some(tx),
+            bots,
+            most: bots + 2,
+            references,
+            rounds: 1,
+            games: 1,
+            last_id: 4,
+        };
+        let late = Late {
+            state: Mutex::new(state),
+        };
+        (late, rx)
+    }
+
+    #[test]
+    fn a_late_candidate_of_a_gauntlet_plays_the_references_only_and_the_door_closes() {
+        let (late, mut rx) = door(4, vec![0, 1]);
+        let (bot, games) = late.admit().unwrap();
+        assert_eq!(bot, 4);
+        let opponents: Vec<usize> = (games.iter())
+            .map(|p| p.seats[0] + p.seats[1] - bot)
+            .collect();
+        assert_eq!(opponents, [0, 1]);
+        assert_eq!(rx.try_recv().unwrap(), games, "the runner gets them");
+        let (next, games) = late.admit().unwrap();
+        assert_eq!(
+            (next, games[0].game_id),
+            (5, 7),
+            "ids follow the last given"
+        );
+        assert_eq!(late.admit(), Err(Refused::Full));
+        late.close();
+        assert!(!late.is_open());
+        assert_eq!(late.admit(), Err(Refused::Closed));
+    }
+
+    #[test]
+    fn a_late_bot_of_a_round_robin_plays_everyone_before_it() {
+        let (late, _rx) = door(3, Vec::new());
+        let (_, games) = late.admit().unwrap();
+        assert_eq!(games.len(), 3);
+        let (_, games) = late.admit().unwrap();
+        assert_eq!(games.len(), 4, "the earlier late bot included");
+    }
+
     #[test]
     fn a_late_bot_plays_each_opponent_with_seats_swapping_after_the_last_game_id() {
         let p = appended(3, &[0, 1, 2], 2, 2, 12);

@@ -504,16 +504,22 @@ async fn finish<R: Remotes>(
 
     let (title, description) = info.describe();
     let gauntlet = (!references.is_empty()).then(|| {
-        // A gauntlet's candidates: the bots that played that are not references, and those
-        // that never ran.
+        // A gauntlet's candidates: the bots that played that are not references (those who
+        // joined late included), and those that never ran.
         let mut candidates: Vec<String> = info
             .bots
             .iter()
             .map(|b| b.name.clone())
             .chain(info.excluded.iter().map(|e| e.name.clone()))
+            .chain(
+                records
+                    .iter()
+                    .flat_map(|r| [r.bot_a.clone(), r.bot_b.clone()]),
+            )
             .filter(|n| !references.contains(n))
             .collect();
         candidates.sort();
+        candidates.dedup();
         crate::standings::grades::Gauntlet {
             references: references.clone(),
             candidates,
