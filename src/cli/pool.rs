@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use anyhow::{bail, Result};
 
 use crate::tournament::file::TournamentFile;
+use crate::tournament::plural;
 
 use super::standings::{comparable, first_difference, Part};
 
@@ -132,10 +133,11 @@ pub(super) fn describe(infos: &[&TournamentFile]) -> Option<(String, Vec<(String
             "run" => *value = join(&|i| i.run.clone()),
             "started at" => *value = join(&|i| i.started_at.clone()),
             "seed" => *value = join(&|i| i.config.seed().to_string()),
-            "rounds" => *value = format!("{rounds} (pooled from {} runs)", infos.len()),
+            "rounds" => *value = format!("{rounds} (pooled from {})", plural(infos.len(), "run")),
             _ => {}
         }
     }
-    let title = format!("{} — {} runs pooled", first.config.game.name(), infos.len());
+    let runs = plural(infos.len(), "run");
+    let title = format!("{} — {runs} pooled", first.config.game.name());
     Some((title, rows))
 }
