@@ -41,8 +41,9 @@ pub struct ServeOptions {
     pub start_at: Option<String>,
 
     /// Let anyone register a new entrant name on the page or with `POST /api/register`
-    /// until the start (rate-limited); each gets a token, whose hash is added to the
-    /// `--entrants` file (created if need be).
+    /// (rate-limited), before the start and after it (a late entrant) until the operator's
+    /// `close` or `--close-at`; each gets a token, whose hash is added to the `--entrants`
+    /// file (created if need be).
     #[arg(long)]
     #[serde(default)]
     pub open: bool,
@@ -54,13 +55,21 @@ pub struct ServeOptions {
     #[serde(default)]
     pub terminal: Option<String>,
 
+    /// Close registration at this time (RFC 3339 in UTC, like `--start-at`): until then, and
+    /// until the operator types `close`, entrants who register (`--open`) or are added to the
+    /// `--entrants` file (`reload`) after the start join the running tournament, their games
+    /// appended to its schedule.
+    #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub close_at: Option<String>,
+
     /// Keep serving the page and the API after the last game (until Ctrl-C or SIGTERM).
     #[arg(long)]
     #[serde(default)]
     pub stay: bool,
 }
 
-/// Checks a `--start-at` time; it is kept as text.
+/// Checks a `--start-at` or `--close-at` time; it is kept as text.
 fn parse_start_at(text: &str) -> Result<String, String> {
     humantime::parse_rfc3339_weak(text)
         .map(|_| text.to_string())

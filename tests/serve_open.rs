@@ -1,6 +1,6 @@
 //! `arena serve --open` (issue 12): anyone registers a name before the start and gets a
 //! token (rate-limited, never written down: only its hash goes to the entrants file), the
-//! operator starts the tournament by typing `start`, registration then closes, and an
+//! operator starts the tournament by typing `start` and closes registration with `close`, and an
 //! entrant who registered but never came loses by `timeout`.
 
 mod common;
@@ -127,6 +127,8 @@ fn open_registration_until_the_operator_starts_the_tournament_issue_12() {
     let client = morra_client(port, "zed".into(), token);
     wait_for(|| call(port, "GET", "/api/tournament", "").2["entrants"][0]["connected"] == true);
     writeln!(operator, "start").unwrap();
+    // Late entrants may join until the operator closes registration (issue 19).
+    writeln!(operator, "close").unwrap();
     wait_for(|| call(port, "GET", "/api/tournament", "").2["open"] == false);
     let (status, _, body) = register(port, "late");
     assert_eq!(status, 409, "{body}");

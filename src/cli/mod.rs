@@ -14,6 +14,7 @@ use crate::tournament;
 mod connect;
 mod doctor;
 mod play;
+mod pool;
 mod scorecard;
 mod serve;
 mod standings;

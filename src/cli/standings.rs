@@ -3,7 +3,8 @@
 //!
 //! CSVs merge only when they belong together: every game of one kind, and either one run or
 //! shards of one tournament, told apart by the `tournament.json` beside each CSV (see
-//! [`check_mergeable`]).
+//! [`check_mergeable`]); with `--pool`, complete runs of one field and settings (see
+//! [`super::pool`]).
 
 use std::path::{Path, PathBuf};
 
@@ -18,8 +19,8 @@ use crate::tournament::file::TournamentFile;
 
 #[derive(Debug, Args)]
 pub struct StandingsArgs {
-    /// Games CSVs (`games.csv` of one run, or of the shards of one tournament); their games
-    /// are merged.
+    /// Games CSVs (`games.csv` of one run, of the shards of one tournament, or with `--pool`
+    /// of complete runs); their games are merged.
     #[arg(required = true)]
     pub csv: Vec<PathBuf>,
 
@@ -41,13 +42,18 @@ pub struct StandingsArgs {
     /// [default: beat-all]; only with `--gauntlet`.
     #[arg(long, value_name = "RULE")]
     pub pass: Option<Rule>,
+
+    /// Pool complete runs of one game, field and settings (their seeds may differ) into one
+    /// leaderboard, as `--rounds` with their rounds together would have played them.
+    #[arg(long)]
+    pub pool: bool,
 }
 
 /// One games CSV, its games, and the `tournament.json` beside it, if any.
-struct Part {
-    csv: PathBuf,
-    games: GameTable,
-    info: Option<TournamentFile>,
+pub(super) struct Part {
+    pub(super) csv: PathBuf,
+    pub(super) games: GameTable,
+    pub(super) info: Option<TournamentFile>,
     /// The bots its run left out, from `left_out.csv` beside it (else from its
     /// `tournament.json`); `None` when neither is there.
     left_out: Option<Vec<(String, String)>>,
@@ -86,7 +92,23 @@ pub fn run(args: StandingsArgs) -> Result<()> {
             left_out,
         });
     }
-    check_mergeable(&parts)?;
+    check_one_game(&parts)?;
+    if args.pool {
+        super::pool::check(&parts)?;
+    } else {
+        check_mergeable(&parts)?;
+    }
+    let pooled = args
+        .pool
+        .then(|| {
+            super::pool::describe(
+                &parts
+                    .iter()
+                    .filter_map(|p| p.info.as_ref())
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .flatten();
     let info = parts.iter().find_map(|p| p.info.clone());
     let left_out = merged_left_out(&parts, !args.references.is_empty());
     let replays = match &args.out {
@@ -105,7 +127,10 @@ pub fn run(args: StandingsArgs) -> Result<()> {
     let gauntlet = gauntlet(&args, &games, info.as_ref(), &left_out)?;
     let table = match &args.out {
         Some(dir) => {
-            let options = report_options(&args, &games, dir, gauntlet, replays, left_out);
+            let mut options = report_options(&args, &games, dir, gauntlet, replays, left_out);
+            if let Some((title, config)) = pooled {
+                (options.title, options.config) = (title, config);
+            }
             let written = export::write_all(dir, &games, &options)?;
             print_tables(&written.standings)?;
             if let Some(grades) = &written.grades {
@@ -136,13 +161,8 @@ fn print_grades(grades: &crate::standings::grades::Grades) -> Result<()> {
         .context("cannot write the grades to stdout")
 }
 
-/// Whether the CSVs may be merged: one game throughout, and one run or the shards of one
-/// tournament. Games of several runs merge only when a `tournament.json` is beside every CSV
-/// and their configurations are the same but for `shard` (and the output options and the
-/// number of parallel games, which change no result), each run a different shard. Any two
-/// `tournament.json` found must agree the same way, so CSVs of one game played under other
-/// rules or move times (`--morra-rounds`, `--digits`, `--move-time`, ...) do not merge either.
-fn check_mergeable(parts: &[Part]) -> Result<()> {
+/// Refuses CSVs that mix games: standings are per game.
+fn check_one_game(parts: &[Part]) -> Result<()> {
     let name = |p: &Part| format!("`{}`", p.csv.display());
     let mut kinds = Vec::new();
     for p in parts {
@@ -167,6 +187,17 @@ fn check_mergeable(parts: &[Part]) -> Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+/// Whether the CSVs may be merged: one game throughout, and one run or the shards of one
+/// tournament. Games of several runs merge only when a `tournament.json` is beside every CSV
+/// and their configurations are the same but for `shard` (and the output options and the
+/// number of parallel games, which change no result), each run a different shard. Any two
+/// `tournament.json` found must agree the same way, so CSVs of one game played under other
+/// rules or move times (`--morra-rounds`, `--digits`, `--move-time`, ...) do not merge either.
+fn check_mergeable(parts: &[Part]) -> Result<()> {
+    let name = |p: &Part| format!("`{}`", p.csv.display());
     let described: Vec<(&Part, &TournamentFile)> = parts
         .iter()
         .filter_map(|p| p.info.as_ref().map(|i| (p, i)))
@@ -175,9 +206,15 @@ fn check_mergeable(parts: &[Part]) -> Result<()> {
         let base = comparable(first)?;
         for &(b, info) in &described[1..] {
             if let Some(key) = first_difference(&base, &comparable(info)?, "") {
+                // Complete runs that differ in their seed only are what `--pool` is for.
+                let hint = if key == "tournament.seed" {
+                    "; complete runs pool with `--pool`"
+                } else {
+                    ""
+                };
                 bail!(
                     "cannot merge {} and {}: the `tournament.json` beside them differ in \
-                     `{key}` (only shards of one tournament merge)",
+                     `{key}` (only shards of one tournament merge{hint})",
                     name(a),
                     name(b)
                 );
@@ -225,7 +262,7 @@ fn check_mergeable(parts: &[Part]) -> Result<()> {
 }
 
 /// A run's configuration as JSON without what may differ between shards of one tournament.
-fn comparable(info: &TournamentFile) -> Result<serde_json::Value> {
+pub(super) fn comparable(info: &TournamentFile) -> Result<serde_json::Value> {
     let mut value = serde_json::to_value(&info.config).context("cannot compare configurations")?;
     if let Some(map) = value.as_object_mut() {
         // What is written and where changes no game.
@@ -239,7 +276,11 @@ fn comparable(info: &TournamentFile) -> Result<serde_json::Value> {
 }
 
 /// The dotted path of the first value that differs between `a` and `b`, if any.
-fn first_difference(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> Option<String> {
+pub(super) fn first_difference(
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+    at: &str,
+) -> Option<String> {
     match (a.as_object(), b.as_object()) {
         (Some(x), Some(y)) => {
             let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();

@@ -15,17 +15,16 @@ pub const MAX_GUESTS: usize = 1024;
 
 /// The terminal's guests.
 pub struct Guests {
-    /// The hub index of the first guest (the tournament's field is fixed before it comes).
-    first: OnceLock<usize>,
-    names: Box<[OnceLock<String>]>,
-    /// Each name's seat (its index after the first guest's), and whether a person is using it.
+    /// Each guest's index among the hub's entrants and name, in the order they came (late
+    /// entrants may come between two guests, so the indices need not follow each other).
+    names: Box<[OnceLock<(usize, String)>]>,
+    /// Each name's guest number (its place in `names`), and whether a person is using it.
     seats: Mutex<HashMap<String, (usize, bool)>>,
 }
 
 impl Default for Guests {
     fn default() -> Guests {
         Guests {
-            first: OnceLock::new(),
             names: (0..MAX_GUESTS).map(|_| OnceLock::new()).collect(),
             seats: Mutex::new(HashMap::new()),
         }
@@ -55,8 +54,9 @@ impl Guests {
 
     /// The name of the guest that is the hub's entrant `entrant`, if it is one.
     pub fn name(&self, entrant: usize) -> Option<&str> {
-        let k = entrant.checked_sub(*self.first.get()?)?;
-        self.names.get(k)?.get().map(String::as_str)
+        (self.names.iter().map_while(OnceLock::get))
+            .find(|(e, _)| *e == entrant)
+            .map(|(_, name)| name.as_str())
     }
 
     /// The seat of the person who gives `name` now, or why not (the name is not one, or is
@@ -91,20 +91,19 @@ impl Guests {
                 let entrant = hub
                     .add_guest(name)
                     .map_err(|e| format!("{e}: choose another"))?;
-                let first = *self.first.get_or_init(|| entrant);
-                if entrant != first + k {
-                    return Err("the server cannot seat a guest now".into());
-                }
-                let _ = self.names[k].set(name.to_string());
+                let _ = self.names[k].set((entrant, name.to_string()));
                 seats.insert(name.to_string(), (k, true));
                 k
             }
         };
-        let first = *self.first.get().expect("set with the first guest");
+        let entrant = self.names[k]
+            .get()
+            .expect("set when the guest first came")
+            .0;
         Ok(Seat {
             guests: Arc::clone(self),
             name: name.to_string(),
-            entrant: first + k,
+            entrant,
         })
     }
 }

@@ -583,6 +583,8 @@ impl Hub {
 
 #[path = "hub_guests.rs"]
 mod guests;
+#[path = "hub_late.rs"]
+mod late;
 #[cfg(test)]
 #[path = "hub_tests.rs"]
 mod tests;

@@ -27,6 +27,7 @@ pub mod gate;
 pub mod guests;
 pub mod http;
 pub mod hub;
+pub mod late;
 pub mod registry;
 pub mod rooms;
 pub mod tcp;
@@ -35,13 +36,14 @@ pub mod terminal;
 use entrants::Entrants;
 use guests::Guests;
 use hub::{Hub, Start};
+use late::LateDoor;
 use registry::Registry;
 use rooms::{FriendlyLog, Rooms};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 /// The remote entrants as the tournament's players, where their friendly games' results go,
-/// and the terminal's guests (`--terminal`).
-struct Entrance(Arc<Hub>, FriendlyLog, Option<Arc<Guests>>);
+/// and the terminal's guests (`--terminal`), and the door of those who join late.
+struct Entrance(Arc<Hub>, FriendlyLog, Option<Arc<Guests>>, Arc<LateDoor>);
 
 impl Remotes for Entrance {
     type Player = RemotePlayer;
@@ -115,6 +117,11 @@ impl Remotes for Entrance {
         self.2.as_ref()?.name(entrant)
     }
 
+    fn late(&self, door: Arc<crate::tournament::late::Late>) -> bool {
+        self.3.open(door);
+        true
+    }
+
     fn close(&self) {
         self.0.close();
     }
@@ -180,6 +187,7 @@ async fn open(
     entrants: Entrants,
     registry: Option<Registry>,
     played: &[GameRecord],
+    late: &Arc<LateDoor>,
 ) -> Result<(Served, FriendlyLog)> {
     let options = serve_options(config)?;
     let start_at = match &options.start_at {
@@ -232,7 +240,12 @@ async fn open(
         http::Front::new(Arc::clone(&api)),
     ));
     let stops = options.stay.then(tournament::Stops::listen).transpose()?;
-    operator(Arc::clone(&hub));
+    if let Some(text) = &options.close_at {
+        let at =
+            humantime::parse_rfc3339_weak(text).with_context(|| format!("`--close-at {text}`"))?;
+        late.close_at(at, text);
+    }
+    operator(Arc::clone(&hub), Arc::clone(late));
     let presence = terminal::watch_presence(&hub);
     let served = Served {
         hub,
@@ -246,8 +259,10 @@ async fn open(
 }
 
 /// Reads the operator's commands on stdin: `start` starts the tournament now, whoever is
-/// connected. (A thread, not a task: a read of stdin cannot be cancelled.)
-fn operator(hub: Arc<Hub>) {
+/// connected; `close` closes registration (late entrants included); `reload` takes in the
+/// entrants added to the `--entrants` file. (A thread, not a task: a read of stdin cannot be
+/// cancelled.)
+fn operator(hub: Arc<Hub>, late: Arc<LateDoor>) {
     if std::io::stdin().is_terminal() {
         // SAFETY: plain queries of this process's terminal and group.
         let foreground = unsafe { libc::tcgetpgrp(0) == libc::getpgrp() };
@@ -257,7 +272,10 @@ fn operator(hub: Arc<Hub>) {
         }
     }
     if typed() {
-        eprintln!("type `start` and Enter to start now, whoever is connected");
+        eprintln!(
+            "type `start` and Enter to start now, whoever is connected (`close`: close \
+             registration; `reload`: take in new entrants of the entrants file)"
+        );
     }
     std::thread::spawn(move || {
         for line in std::io::stdin().lines() {
@@ -268,8 +286,16 @@ fn operator(hub: Arc<Hub>) {
                     eprintln!("starting at the operator's command");
                     hub.release();
                 }
+                "close" if late.close("the operator closed it") => {
+                    eprintln!("registration is closed: nobody joins any more");
+                }
+                "close" => eprintln!("registration is closed already"),
+                "reload" => late.reload(&hub),
                 "" => {}
-                other => eprintln!("unknown command `{other}`: type `start` to start now"),
+                other => eprintln!(
+                    "unknown command `{other}`: type `start` to start now, `close` to close \
+                     registration, `reload` to take in new entrants of the entrants file"
+                ),
             }
         }
     });
@@ -327,23 +353,24 @@ pub async fn serve(mut config: RunConfig) -> Result<Summary> {
     {
         bail!("entrant `{}` has the name of a local bot", e.name);
     }
-    let registry = options.open.then(|| {
-        let locals = loaded.specs.iter().map(|s| s.name.clone()).collect();
-        Registry::new(options.entrants.clone(), locals)
-    });
-    let (served, friendly) = open(&config, entrants, registry, &[]).await?;
     let locals: Vec<String> = loaded.specs.iter().map(|s| s.name.clone()).collect();
+    let late = LateDoor::new(options.entrants.clone(), locals.clone());
+    let registry = (options.open)
+        .then(|| Registry::new(options.entrants.clone(), locals.clone(), Arc::clone(&late)));
+    let (served, friendly) = open(&config, entrants, registry, &[], &late).await?;
     let references = locals[..config.tournament.gauntlet.len().min(locals.len())].to_vec();
     served.api.set_field(field(&config, locals, references));
     if options.open {
-        eprintln!("registration is open: new entrants register on the page (or `POST /api/register`) until the start");
+        eprintln!("registration is open: new entrants register on the page (or `POST /api/register`), after the start too until `close` or `--close-at`");
         served.hub.close_registration().await;
-        eprintln!(
-            "registration is closed: {} entrants",
-            served.hub.names().len()
-        );
+        eprintln!("starting with {} entrants", served.hub.names().len());
     }
-    let entrance = Entrance(Arc::clone(&served.hub), friendly, served.guests.clone());
+    let entrance = Entrance(
+        Arc::clone(&served.hub),
+        friendly,
+        served.guests.clone(),
+        late,
+    );
     let summary = tournament::run_with(config, Arc::new(entrance)).await;
     if summary.is_ok() {
         served.close(&options).await?;
@@ -376,10 +403,11 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
     } else {
         Vec::new()
     };
-    let (served, friendly) = open(&info.config, entrants, None, &played).await?;
-    let locals = (info.bots.iter().filter(|b| !b.remote))
+    let locals: Vec<String> = (info.bots.iter().filter(|b| !b.remote))
         .map(|b| b.name.clone())
         .collect();
+    let late = LateDoor::new(options.entrants.clone(), locals.clone());
+    let (served, friendly) = open(&info.config, entrants, None, &played, &late).await?;
     served
         .api
         .set_field(field(&info.config, locals, info.gauntlet.clone()));
@@ -387,6 +415,7 @@ pub async fn resume(out: &Path, jobs: Option<u32>, quiet: bool) -> Result<Summar
         Arc::clone(&served.hub),
         friendly,
         served.guests.clone(),
+        late,
     ));
     // The server's terminal says each game on a line (see `terminal`): no progress bar.
     let summary = tournament::resume_with(out, jobs, true, entrance).await;

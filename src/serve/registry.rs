@@ -1,4 +1,5 @@
-//! `--open`: anyone may register an entrant name before the tournament starts. Each new
+//! `--open`: anyone may register an entrant name, before the tournament starts or after it
+//! (a late entrant, see [`super::late`]) until registration is closed. Each new
 //! entrant gets a fresh token (shown once, to them); the server keeps only its hash, in
 //! memory and appended to the `--entrants` file so that `arena resume` knows them. Attempts
 //! are rate-limited per address and overall.
@@ -12,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::entrants::{check_name, new_token, table, Entrant};
 use super::hub::Hub;
+use super::late::LateDoor;
 
 /// The most entrants an open tournament takes.
 pub const MAX_OPEN_ENTRANTS: usize = 1000;
@@ -78,14 +80,17 @@ pub struct Registry {
     /// The local bots' names.
     taken: Vec<String>,
     limits: Mutex<Limits>,
+    /// Where entrants join after the start.
+    late: std::sync::Arc<LateDoor>,
 }
 
 impl Registry {
-    pub fn new(file: PathBuf, taken: Vec<String>) -> Registry {
+    pub fn new(file: PathBuf, taken: Vec<String>, late: std::sync::Arc<LateDoor>) -> Registry {
         let now = Instant::now();
         Registry {
             file,
             taken,
+            late,
             limits: Mutex::new(Limits {
                 addresses: HashMap::new(),
                 overall: Bucket::full(OVERALL, now),
@@ -111,6 +116,11 @@ impl Registry {
         limits.overall.take(OVERALL, now).map_err(Refused::TooSoon)
     }
 
+    /// Whether a new entrant may register now.
+    pub fn is_open(&self, hub: &Hub) -> bool {
+        self.late.is_open(hub)
+    }
+
     /// Registers `name` for a caller at `from`: the new entrant's token.
     pub fn register(&self, hub: &Hub, from: IpAddr, name: &str) -> Result<String, Refused> {
         let token = new_token().map_err(|e| Refused::Failed(format!("{e:#}")))?;
@@ -127,9 +137,8 @@ impl Registry {
         name: &str,
         token: &str,
     ) -> Result<(), Refused> {
-        if hub.started() {
-            let why = "registration is closed: the tournament has started";
-            return Err(Refused::Conflict(why.to_string()));
+        if let Some(why) = self.late.closed() {
+            return Err(Refused::Conflict(why));
         }
         self.attempt(from, Instant::now())?;
         check_name(name).map_err(|e| Refused::Name(e.to_string()))?;
@@ -153,7 +162,7 @@ impl Registry {
                 .and_then(|()| file.sync_data())
                 .map_err(|e| format!("cannot write `{}`: {e}", self.file.display()))
         };
-        hub.add_entrant(entrant, record).map_err(|why| {
+        self.late.admit(hub, entrant, record).map_err(|why| {
             if why.starts_with("cannot write") {
                 Refused::Failed(why)
             } else {

@@ -21,6 +21,7 @@ use crate::sandbox::Sandbox;
 use crate::schedule::{round_robin, Pairing};
 
 pub mod file;
+pub mod late;
 mod legacy;
 mod lineup;
 mod lock;
@@ -384,8 +385,8 @@ fn workspace(config: &RunConfig, resuming: bool) -> Result<Workspace> {
     Ok(workspace)
 }
 
-/// The games this run plays: a round robin or a gauntlet, or one shard of it.
-fn schedule(config: &RunConfig, names: &[&str], references: &[String]) -> Vec<Pairing> {
+/// The games a run plays: a round robin or a gauntlet, or one shard of it.
+pub fn schedule(config: &RunConfig, names: &[&str], references: &[String]) -> Vec<Pairing> {
     let (rounds, games) = (config.tournament.rounds, config.games_per_pairing());
     let schedule = if references.is_empty() {
         round_robin(names.len(), rounds, games)
@@ -426,6 +427,7 @@ async fn finish<R: Remotes>(
         .into_iter()
         .filter(|p| !done.contains(&p.game_id))
         .collect();
+    let late = late::open(config, bots.len(), &names, references, &pending, &records);
     let limits = config.move_limits();
     let settings = Arc::new(Settings {
         run_id: info.run.clone(),
@@ -453,6 +455,7 @@ async fn finish<R: Remotes>(
     let plan = runner::Plan {
         start: remotes.start(seats.first_remote(), &pending),
         friendly: remotes.friendly(&locals),
+        late: late.and_then(|(door, rx)| remotes.late(door).then_some(rx)),
         schedule: pending,
     };
     // One listener for the whole run: it keeps a signal that arrives between two polls.
@@ -501,16 +504,22 @@ async fn finish<R: Remotes>(
 
     let (title, description) = info.describe();
     let gauntlet = (!references.is_empty()).then(|| {
-        // A gauntlet's candidates: the bots that played that are not references, and those
-        // that never ran.
+        // A gauntlet's candidates: the bots that played that are not references (those who
+        // joined late included), and those that never ran.
         let mut candidates: Vec<String> = info
             .bots
             .iter()
             .map(|b| b.name.clone())
             .chain(info.excluded.iter().map(|e| e.name.clone()))
+            .chain(
+                records
+                    .iter()
+                    .flat_map(|r| [r.bot_a.clone(), r.bot_b.clone()]),
+            )
             .filter(|n| !references.contains(n))
             .collect();
         candidates.sort();
+        candidates.dedup();
         crate::standings::grades::Gauntlet {
             references: references.clone(),
             candidates,

@@ -4,7 +4,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tokio::sync::mpsc;
 
@@ -13,6 +13,7 @@ use crate::player::process::ProcessPlayer;
 use crate::player::{Failure, Player, Request};
 use crate::schedule::Pairing;
 
+use super::late::{Late, MAX_LATE};
 use super::lineup::Lineup;
 use super::runner::{GameSeed, Seats, Watch};
 
@@ -60,6 +61,12 @@ pub trait Remotes: Send + Sync + 'static {
     fn guest_name(&self, entrant: usize) -> Option<&str> {
         let _ = entrant;
         None
+    }
+    /// Takes the door through which entrants join the running tournament late (their index
+    /// follows the last one's); whether it will use it (else the run does not wait for them).
+    fn late(&self, door: Arc<Late>) -> bool {
+        let _ = door;
+        false
     }
     /// The tournament is over or stopped: no more games for anyone.
     fn close(&self);
@@ -132,18 +139,26 @@ impl<R: Player + Send> Player for Either<R> {
 pub(super) struct Mixed<R> {
     pub(super) lineup: Lineup,
     pub(super) remotes: Arc<R>,
-    names: Vec<String>,
+    /// The entrants' names, those who join late included (learnt at their first game).
+    names: Vec<OnceLock<String>>,
+    /// The entrants at the start.
+    entrants: usize,
     capacity: usize,
 }
 
 impl<R: Remotes> Mixed<R> {
     /// Remote entrants may play up to `capacity` games at once (one per connection).
     pub(super) fn new(lineup: Lineup, remotes: Arc<R>, capacity: usize) -> Self {
-        let names = remotes.names();
+        let known = remotes.names();
+        let entrants = known.len();
+        let names = (known.into_iter().map(OnceLock::from))
+            .chain((0..MAX_LATE + remotes.guests()).map(|_| OnceLock::new()))
+            .collect();
         Mixed {
             lineup,
             remotes,
             names,
+            entrants,
             capacity,
         }
     }
@@ -153,9 +168,10 @@ impl<R: Remotes> Mixed<R> {
         self.lineup.bots.len()
     }
 
-    /// Every player's count, guests' seats included.
+    /// Every player's count at the start, guests' seats included (an entrant who joins late
+    /// takes the next entrant index, among the guests' or after them).
     pub(super) fn len(&self) -> usize {
-        self.first_remote() + self.names.len() + self.remotes.guests()
+        self.first_remote() + self.entrants + self.remotes.guests()
     }
 }
 
@@ -164,9 +180,17 @@ impl<R: Remotes> Seats for Mixed<R> {
 
     fn name(&self, bot: usize) -> &str {
         match bot.checked_sub(self.first_remote()) {
-            Some(e) => (self.names.get(e).map(String::as_str))
-                .or_else(|| self.remotes.guest_name(e))
-                .unwrap_or("guest"),
+            Some(e) => match self.names.get(e).and_then(|n| n.get()) {
+                Some(name) => name,
+                // An entrant who joined late, or a guest: the remotes know it by now.
+                None => match self.remotes.names().into_iter().nth(e) {
+                    Some(name) => self
+                        .names
+                        .get(e)
+                        .map_or("guest", |n| n.get_or_init(|| name)),
+                    None => self.remotes.guest_name(e).unwrap_or("guest"),
+                },
+            },
             None => self.lineup.name(bot),
         }
     }

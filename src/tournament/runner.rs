@@ -116,6 +116,9 @@ pub struct Plan<'a> {
     /// Where friendly games are asked for (`arena serve`): from before the start to the
     /// schedule's end.
     pub friendly: Option<mpsc::UnboundedReceiver<Pairing>>,
+    /// Where the games of bots joining late come (`arena serve`), appended to the schedule
+    /// (their seats may be new bots) until the channel closes or the schedule is over.
+    pub late: Option<mpsc::UnboundedReceiver<Vec<Pairing>>>,
 }
 
 impl Plan<'_> {
@@ -125,6 +128,7 @@ impl Plan<'_> {
             schedule,
             start: Box::pin(async {}),
             friendly: None,
+            late: None,
         }
     }
 }
@@ -139,7 +143,8 @@ impl Plan<'_> {
 /// The plan's friendly games (those of `arena serve`) are played by this same loop, before
 /// the schedule's next games and from before its start, and are told to [`Seats::watch`]
 /// only: neither `done` nor [`Played::records`] has them. Once the schedule's last game is
-/// over no more are taken (those asked for by then are played).
+/// over no more are taken (those asked for by then are played). So are the plan's late games,
+/// which are recorded like the schedule's.
 pub async fn play_schedule<S: Seats>(
     settings: &Arc<Settings>,
     seats: &Arc<S>,
@@ -152,11 +157,12 @@ pub async fn play_schedule<S: Seats>(
         schedule,
         start,
         mut friendly,
+        mut late,
     } = plan;
     let mut started = false;
     let mut pending: VecDeque<Pairing> = schedule.into();
     let mut busy = vec![0usize; bots];
-    let capacity: Vec<usize> = (0..bots).map(|b| seats.capacity(b).max(1)).collect();
+    let mut capacity: Vec<usize> = (0..bots).map(|b| seats.capacity(b).max(1)).collect();
     let mut running = JoinSet::new();
     let mut records = Vec::new();
     let mut friendlies = HashSet::new();
@@ -196,18 +202,35 @@ pub async fn play_schedule<S: Seats>(
             joined = running.join_next(), if started || !running.is_empty() => match joined {
                 Some(joined) => joined,
                 None => {
-                    // The schedule is over: no more friendly games are taken, but those
-                    // already asked for are played.
+                    // The schedule is over: no more late bots join, nor friendly games are
+                    // taken, but those already given are played.
+                    if let Some(mut rx) = late.take() {
+                        rx.close();
+                        while let Ok(more) = rx.try_recv() {
+                            take_late(more, seats.as_ref(), &mut busy, &mut capacity, &mut pending);
+                        }
+                        continue;
+                    }
                     let Some(mut rx) = friendly.take() else { break };
                     rx.close();
                     while let Ok(asked) = rx.try_recv() {
-                        take_friendly(asked, bots, &mut friendlies, &mut pending);
+                        take_friendly(asked, busy.len(), &mut friendlies, &mut pending);
                     }
                     continue;
                 }
             },
             Some(asked) = next_friendly(&mut friendly) => {
-                take_friendly(asked, bots, &mut friendlies, &mut pending);
+                take_friendly(asked, busy.len(), &mut friendlies, &mut pending);
+                continue;
+            }
+            more = next_late(&mut late) => {
+                match more {
+                    Some(more) => {
+                        take_late(more, seats.as_ref(), &mut busy, &mut capacity, &mut pending)
+                    }
+                    // The door is closed: the schedule ends with the games it has.
+                    None => late = None,
+                }
                 continue;
             }
             () = &mut stop => {
@@ -281,6 +304,34 @@ fn take_friendly(
     if asked.seats.iter().all(|&s| s < bots) {
         friendlies.insert(asked.game_id);
         pending.push_front(asked);
+    }
+}
+
+/// Appends the games of a bot joining late, making room for new bots among the busy.
+fn take_late<S: Seats>(
+    more: Vec<Pairing>,
+    seats: &S,
+    busy: &mut Vec<usize>,
+    capacity: &mut Vec<usize>,
+    pending: &mut VecDeque<Pairing>,
+) {
+    let bots = (more.iter().flat_map(|p| p.seats))
+        .max()
+        .map_or(0, |s| s + 1);
+    while busy.len() < bots {
+        capacity.push(seats.capacity(busy.len()).max(1));
+        busy.push(0);
+    }
+    pending.extend(more);
+}
+
+/// The next games of a bot joining late (`None`: no more will come); never, when none can.
+async fn next_late(
+    late: &mut Option<mpsc::UnboundedReceiver<Vec<Pairing>>>,
+) -> Option<Vec<Pairing>> {
+    match late {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
     }
 }
 

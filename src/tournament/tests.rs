@@ -433,6 +433,7 @@ fn friendly_games_are_played_before_the_start_and_the_schedule_waits_for_it() {
         schedule: round_robin(2, 1, 2),
         start: Box::pin(start),
         friendly: Some(rx),
+        late: None,
     };
     let played = play_with(&settings(GameKind::Morra, 2), &seats, plan, None);
     assert_eq!(played.records.len(), 2);

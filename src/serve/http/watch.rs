@@ -120,7 +120,7 @@ pub async fn tournament(State(api): State<Arc<Api>>) -> Json<Tournament> {
         entrants,
         started,
         closed,
-        open: api.registry.is_some() && !started,
+        open: (api.registry.as_ref()).is_some_and(|r| r.is_open(hub)),
         replays: api.replays.is_some(),
         bots: field.locals,
         references,
