@@ -6,6 +6,7 @@
 pub mod faults;
 pub mod grades;
 pub mod ratings;
+pub mod sprt;
 
 use std::cmp::Reverse;
 
