@@ -41,6 +41,8 @@ pub struct ReportOptions {
     /// Bots that could not play, with the reason (from `tournament.json`), listed in the
     /// report.
     pub left_out: Vec<(String, String)>,
+    /// An SPRT match's test (`sprt.json`), shown first in the report.
+    pub sprt: Option<crate::standings::sprt::Sprt>,
 }
 
 /// Everything an exporter renders from: the games and what is computed from them once.

@@ -26,6 +26,7 @@ mod lineup;
 mod lock;
 pub mod remote;
 pub mod runner;
+mod sprt;
 #[cfg(test)]
 mod tests;
 
@@ -386,7 +387,11 @@ fn workspace(config: &RunConfig, resuming: bool) -> Result<Workspace> {
 
 /// The games this run plays: a round robin or a gauntlet, or one shard of it.
 fn schedule(config: &RunConfig, names: &[&str], references: &[String]) -> Vec<Pairing> {
-    let (rounds, games) = (config.tournament.rounds, config.games_per_pairing());
+    let (rounds, games) = match config.format.sprt_games() {
+        // An SPRT match is one long pairing, cut short when the test decides.
+        Some(games) => (1, games),
+        None => (config.tournament.rounds, config.games_per_pairing()),
+    };
     let schedule = if references.is_empty() {
         round_robin(names.len(), rounds, games)
     } else {
@@ -421,11 +426,14 @@ async fn finish<R: Remotes>(
         .collect();
     let schedule = schedule(config, &names, references);
     let total = schedule.len();
+    let mut test = (config.format.sprt)
+        .map(|b| sprt::Match::new(b, sprt::bots(&names, references), &schedule, &out));
     let done: HashSet<u64> = records.iter().map(|r| r.game_id).collect();
     let pending: Vec<Pairing> = schedule
         .into_iter()
         .filter(|p| !done.contains(&p.game_id))
         .collect();
+    let pending = sprt::resumed(test.as_mut(), &records, pending)?;
     let limits = config.move_limits();
     let settings = Arc::new(Settings {
         run_id: info.run.clone(),
@@ -450,15 +458,16 @@ async fn finish<R: Remotes>(
         .map(|b| b.spec.name.clone())
         .collect();
     let games = pending.len() as u64;
+    let progress = progress_bar(games, !config.output.quiet);
     let plan = runner::Plan {
         start: remotes.start(seats.first_remote(), &pending),
         friendly: remotes.friendly(&locals),
         schedule: pending,
+        enough: test.as_mut().map(|t| t.rule(progress.clone())),
     };
     // One listener for the whole run: it keeps a signal that arrives between two polls.
     let mut stops = Stops::listen()?;
     let mut stopped_by = 0;
-    let progress = progress_bar(games, !config.output.quiet);
     let played = runner::play_schedule(
         &settings,
         &seats,
@@ -489,6 +498,7 @@ async fn finish<R: Remotes>(
     let played = played?;
     closed?;
     records.extend(played.records);
+    sprt::finished(test.as_ref(), config.output.quiet)?;
     if played.interrupted {
         return Err(Interrupted {
             played: records.len(),
@@ -534,6 +544,7 @@ async fn finish<R: Remotes>(
             logs: true,
             gauntlet,
             left_out: info.left_out(),
+            sprt: test.as_ref().map(sprt::Match::state),
         },
     )?;
     crate::stdout::print(format_args!(
@@ -560,7 +571,7 @@ fn progress_bar(games: u64, wanted: bool) -> ProgressBar {
     }
     let bar = ProgressBar::with_draw_target(Some(games), ProgressDrawTarget::stderr());
     bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} games, ETA {eta}  {wide_msg}")
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games, ETA {eta}  {prefix}{wide_msg}")
             .expect("the template is valid"),
     );
     bar

@@ -1,7 +1,7 @@
 //! Plays a schedule: at most `jobs` games at once and never two games of one bot at once,
 //! each game through the referee between the two players the [`Seats`] make for it.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -107,6 +107,11 @@ pub struct Played {
     pub interrupted: bool,
 }
 
+/// Asked after each game of the schedule is recorded: `true` once no more pairs should start
+/// (a match decided). The runner then starts only the games that complete a colour-swapped
+/// pair already begun, so that every pair it started is played whole.
+pub type Enough<'a> = Box<dyn FnMut(&GameRecord) -> bool + Send + 'a>;
+
 /// What a run plays.
 pub struct Plan<'a> {
     /// The games of the schedule.
@@ -116,6 +121,8 @@ pub struct Plan<'a> {
     /// Where friendly games are asked for (`arena serve`): from before the start to the
     /// schedule's end.
     pub friendly: Option<mpsc::UnboundedReceiver<Pairing>>,
+    /// The stopping rule, if the schedule may end early (`--sprt`).
+    pub enough: Option<Enough<'a>>,
 }
 
 impl Plan<'_> {
@@ -125,6 +132,7 @@ impl Plan<'_> {
             schedule,
             start: Box::pin(async {}),
             friendly: None,
+            enough: None,
         }
     }
 }
@@ -152,7 +160,11 @@ pub async fn play_schedule<S: Seats>(
         schedule,
         start,
         mut friendly,
+        mut enough,
     } = plan;
+    // Games started of each colour-swapped pair (its round, opening and bots), so that a
+    // stopping rule leaves no pair half played.
+    let mut begun: HashMap<PairKey, u32> = HashMap::new();
     let mut started = false;
     let mut pending: VecDeque<Pairing> = schedule.into();
     let mut busy = vec![0usize; bots];
@@ -175,6 +187,7 @@ pub async fn play_schedule<S: Seats>(
                 break;
             };
             let pairing = pending.remove(pos).expect("the position is in range");
+            *begun.entry(pair_key(&pairing)).or_default() += 1;
             for s in pairing.seats {
                 busy[s] += 1;
             }
@@ -263,12 +276,27 @@ pub async fn play_schedule<S: Seats>(
         }
         done(&record)?;
         seats.watch(record.game_id, Watch::Over { record: &record });
+        if enough.as_mut().is_some_and(|enough| enough(&record)) {
+            // Only the other halves of pairs begun (and friendly games) are still played.
+            pending.retain(|p| {
+                friendlies.contains(&p.game_id)
+                    || begun.get(&pair_key(p)).is_some_and(|n| n % 2 == 1)
+            });
+        }
         records.push(record);
     }
     Ok(Played {
         records,
         interrupted: false,
     })
+}
+
+/// What the two games of a colour-swapped pair share: round, opening and bots.
+type PairKey = (u32, u64, [usize; 2]);
+
+fn pair_key(p: &Pairing) -> PairKey {
+    let [a, b] = p.seats;
+    (p.round, p.opening, [a.min(b), a.max(b)])
 }
 
 /// Puts a friendly game first among the games to play, unless its seats are not the run's.

@@ -108,6 +108,7 @@ fn report(s: &Standings, failures: Vec<Failure>) -> HtmlReport<'_> {
         games: sample_table(),
         grades: None,
         left_out: &[],
+        sprt: None,
         logs: Vec::new(),
         replays: sample_replays(),
     }
@@ -310,6 +311,7 @@ fn an_empty_tournament_still_renders() {
         games: sample_table(),
         grades: None,
         left_out: &[],
+        sprt: None,
         logs: Vec::new(),
         replays: Replays::default(),
     });
