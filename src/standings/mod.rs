@@ -7,6 +7,7 @@ pub mod faults;
 pub mod grades;
 pub mod ratings;
 pub mod sprt;
+pub mod swiss;
 
 use std::cmp::Reverse;
 

@@ -2,13 +2,11 @@
 //! records every game as it ends, and writes the outputs. `resume` continues one that stopped.
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::bot::prepare::PreparedBot;
 use crate::bot::workspace::Workspace;
@@ -16,7 +14,7 @@ use crate::bot::workspace::Workspace;
 use crate::config::RunConfig;
 use crate::export;
 use crate::player::check::check_engines;
-use crate::results::games::{read_games, GameRecord, GameResult, GamesWriter, Reason};
+use crate::results::games::{read_games, GameRecord, GamesWriter};
 use crate::sandbox::Sandbox;
 use crate::schedule::{round_robin, Pairing};
 
@@ -24,9 +22,11 @@ pub mod file;
 mod legacy;
 mod lineup;
 mod lock;
+mod progress;
 pub mod remote;
 pub mod runner;
 mod sprt;
+mod swiss;
 #[cfg(test)]
 mod tests;
 
@@ -34,6 +34,7 @@ use file::{BotEntry, Excluded, TournamentFile};
 use lineup::Lineup;
 pub use lock::Stops;
 use lock::{signal_name, OutputLock};
+use progress::{describe, progress_bar};
 use remote::{Mixed, NoRemotes, Remotes};
 use runner::Settings;
 
@@ -392,7 +393,9 @@ fn schedule(config: &RunConfig, names: &[&str], references: &[String]) -> Vec<Pa
         Some(games) => (1, games),
         None => (config.tournament.rounds, config.games_per_pairing()),
     };
-    let schedule = if references.is_empty() {
+    let schedule = if config.format.format == crate::config::Format::Swiss {
+        Vec::new() // planned round by round as the games end
+    } else if references.is_empty() {
         round_robin(names.len(), rounds, games)
     } else {
         let (refs, candidates): (Vec<usize>, Vec<usize>) =
@@ -425,7 +428,8 @@ async fn finish<R: Remotes>(
         .chain(remote_names.iter().map(String::as_str))
         .collect();
     let schedule = schedule(config, &names, references);
-    let total = schedule.len();
+    let rounds = swiss::Rounds::new(config, &names, &records);
+    let total = schedule.len() + rounds.as_ref().map_or(0, swiss::Rounds::total);
     let mut test = (config.format.sprt)
         .map(|b| sprt::Match::new(b, sprt::bots(&names, references), &schedule, &out));
     let done: HashSet<u64> = records.iter().map(|r| r.game_id).collect();
@@ -464,6 +468,7 @@ async fn finish<R: Remotes>(
         friendly: remotes.friendly(&locals),
         schedule: pending,
         enough: test.as_mut().map(|t| t.rule(progress.clone())),
+        more: rounds.as_ref().map(|r| r.rule(progress.clone())),
     };
     // One listener for the whole run: it keeps a signal that arrives between two polls.
     let mut stops = Stops::listen()?;
@@ -553,6 +558,10 @@ async fn finish<R: Remotes>(
         export::markdown::crosstable(&written.standings)
     ))
     .context("cannot write the standings to stdout")?;
+    if let Some(rounds) = &rounds {
+        let table = rounds.write(&out, &records)?;
+        crate::stdout::print(format_args!("\n{table}")).context("cannot write to stdout")?;
+    }
     if let Some(grades) = &written.grades {
         crate::stdout::print(format_args!("\n{}", export::terminal::grades(grades)))
             .context("cannot write the grades to stdout")?;
@@ -563,35 +572,4 @@ async fn finish<R: Remotes>(
         elapsed: started.elapsed(),
         left_out: info.left_out(),
     })
-}
-
-fn progress_bar(games: u64, wanted: bool) -> ProgressBar {
-    if !wanted || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(games), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} games, ETA {eta}  {prefix}{wide_msg}")
-            .expect("the template is valid"),
-    );
-    bar
-}
-
-/// A one-line summary of a game for the progress bar.
-fn describe(r: &GameRecord) -> String {
-    let verdict = match r.result {
-        GameResult::A => format!("{} won", r.bot_a),
-        GameResult::B => format!("{} won", r.bot_b),
-        GameResult::Draw => "draw".to_string(),
-    };
-    let reason = match r.reason {
-        Reason::Normal => "",
-        Reason::Timeout => ", timeout",
-        Reason::Illegal => ", illegal",
-        Reason::Crash => ", crash",
-    };
-    format!(
-        "latest: {} {}-{} {} ({verdict}{reason})",
-        r.bot_a, r.score_a, r.score_b, r.bot_b
-    )
 }

@@ -112,6 +112,10 @@ pub struct Played {
 /// pair already begun, so that every pair it started is played whole.
 pub type Enough<'a> = Box<dyn FnMut(&GameRecord) -> bool + Send + 'a>;
 
+/// Asked, with the records of this run so far, whenever every game handed to the runner is
+/// over: the games to play next (a Swiss tournament's next round), or none to end.
+pub type More<'a> = Box<dyn FnMut(&[GameRecord]) -> Vec<Pairing> + Send + 'a>;
+
 /// What a run plays.
 pub struct Plan<'a> {
     /// The games of the schedule.
@@ -123,6 +127,8 @@ pub struct Plan<'a> {
     pub friendly: Option<mpsc::UnboundedReceiver<Pairing>>,
     /// The stopping rule, if the schedule may end early (`--sprt`).
     pub enough: Option<Enough<'a>>,
+    /// The rest of a schedule planned as it is played (Swiss rounds).
+    pub more: Option<More<'a>>,
 }
 
 impl Plan<'_> {
@@ -133,6 +139,7 @@ impl Plan<'_> {
             start: Box::pin(async {}),
             friendly: None,
             enough: None,
+            more: None,
         }
     }
 }
@@ -161,6 +168,7 @@ pub async fn play_schedule<S: Seats>(
         start,
         mut friendly,
         mut enough,
+        mut more,
     } = plan;
     // Games started of each colour-swapped pair (its round, opening and bots), so that a
     // stopping rule leaves no pair half played.
@@ -208,6 +216,11 @@ pub async fn play_schedule<S: Seats>(
             }
             joined = running.join_next(), if started || !running.is_empty() => match joined {
                 Some(joined) => joined,
+                // Every game so far is over: the schedule may have more to play.
+                None if pending.is_empty() && more.as_mut().is_some_and(|more| {
+                    pending.extend(more(&records));
+                    !pending.is_empty()
+                }) => continue,
                 None => {
                     // The schedule is over: no more friendly games are taken, but those
                     // already asked for are played.

@@ -434,6 +434,7 @@ fn friendly_games_are_played_before_the_start_and_the_schedule_waits_for_it() {
         start: Box::pin(start),
         friendly: Some(rx),
         enough: None,
+        more: None,
     };
     let played = play_with(&settings(GameKind::Morra, 2), &seats, plan, None);
     assert_eq!(played.records.len(), 2);
