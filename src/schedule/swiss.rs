@@ -97,7 +97,7 @@ impl Swiss {
             .filter(|g| g.round < round)
             .map(|g| **g)
             .collect();
-        if self.bots % 2 == 0 {
+        if self.bots.is_multiple_of(2) {
             return None;
         }
         self.round(round, &earlier).bye

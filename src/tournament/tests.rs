@@ -460,7 +460,7 @@ fn a_stopping_rule_starts_no_new_pair_but_finishes_those_begun() {
         // running when the first game ended.
         assert!(ids.len() <= jobs.max(2) + 1, "{jobs} jobs: {ids:?}");
         assert!(
-            !ids.is_empty() && ids.len() % 2 == 0,
+            !ids.is_empty() && ids.len().is_multiple_of(2),
             "{jobs} jobs: {ids:?}"
         );
         assert!(
