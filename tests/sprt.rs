@@ -207,3 +207,38 @@ fn an_sprt_of_three_bots_is_refused() {
     let bad = arena(&["run", "morra", "--sprt", "elo0=5,elo1=0"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("`elo0` must be less than `elo1`"));
 }
+
+#[test]
+fn a_match_stopped_midway_resumes_and_its_test_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let (winner, loser) = (fixture("beats-constant"), fixture("constant"));
+    arena_ok(&[
+        "run",
+        "morra",
+        &winner,
+        &loser,
+        "--sprt",
+        "elo0=0,elo1=100",
+        "--max-games",
+        "200",
+        "--morra-rounds",
+        "3",
+        "--jobs",
+        "1",
+        "--no-replays",
+        "--quiet",
+        "--out",
+        path(&out),
+    ]);
+    let whole = sprt_json(&out);
+    assert_eq!(whole["result"], "H1");
+    // Keep the first five pairs and one game of the sixth, as if the run had been killed.
+    let text = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    let kept: Vec<&str> = text.lines().take(12).collect();
+    std::fs::write(out.join("games.csv"), kept.join("\n") + "\n").unwrap();
+    std::fs::remove_file(out.join("sprt.json")).unwrap();
+    arena_ok(&["resume", path(&out), "--quiet"]);
+    assert_eq!(sprt_json(&out), whole, "the same pairs, the same test");
+    check_against_games(&out, &whole, "beats-constant");
+}
