@@ -103,6 +103,12 @@ fn sixteen_bots_play_five_swiss_rounds_without_a_repeated_pairing() {
             .unwrap_or_else(|| panic!("bot{k:02} missing:\n{table}"));
         assert!(line.ends_with("| 10 | 0 |"), "{line}");
     }
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        report.contains("<section id=\"swiss\">"),
+        "no Swiss section"
+    );
+    assert!(report.matches("<td class=\"bot\">bot").count() >= 16);
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
         stdout.contains("Swiss standings after 5 rounds"),

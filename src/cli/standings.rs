@@ -366,6 +366,8 @@ fn report_options(
         sprt: (single.as_ref())
             .and_then(|d| std::fs::read_to_string(d.join("sprt.json")).ok())
             .and_then(|text| serde_json::from_str(&text).ok()),
+        // Byes are not in `games.csv`: the Swiss table is the run's alone (`swiss.md`).
+        swiss: None,
     }
 }
 

@@ -19,6 +19,16 @@ pub struct SwissRow {
     pub byes: u32,
 }
 
+/// The standings of a Swiss tournament with what they were computed from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwissTable {
+    pub rounds: u32,
+    pub rows: Vec<SwissRow>,
+    /// The bot with the bye in each round that had one, in order.
+    pub byes: Vec<String>,
+    pub bye_points: u32,
+}
+
 /// One game for the standings: the two bots and the points each took.
 pub type SwissGame<'a> = (&'a str, &'a str, [u32; 2]);
 

@@ -515,6 +515,7 @@ async fn finish<R: Remotes>(
     }
 
     let (title, description) = info.describe();
+    let swiss_table = rounds.as_ref().map(|r| r.table(&records));
     let gauntlet = (!references.is_empty()).then(|| {
         // A gauntlet's candidates: the bots that played that are not references, and those
         // that never ran.
@@ -550,6 +551,7 @@ async fn finish<R: Remotes>(
             gauntlet,
             left_out: info.left_out(),
             sprt: test.as_ref().map(sprt::Match::state),
+            swiss: swiss_table.clone(),
         },
     )?;
     crate::stdout::print(format_args!(
@@ -558,8 +560,8 @@ async fn finish<R: Remotes>(
         export::markdown::crosstable(&written.standings)
     ))
     .context("cannot write the standings to stdout")?;
-    if let Some(rounds) = &rounds {
-        let table = rounds.write(&out, &records)?;
+    if let Some(table) = &swiss_table {
+        let table = swiss::write(&out, table)?;
         crate::stdout::print(format_args!("\n{table}")).context("cannot write to stdout")?;
     }
     if let Some(grades) = &written.grades {

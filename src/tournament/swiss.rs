@@ -10,7 +10,7 @@ use crate::config::RunConfig;
 use crate::results::games::{GameRecord, GameResult};
 use crate::schedule::swiss::{Played, Swiss, BYE_POINTS};
 use crate::schedule::Pairing;
-use crate::standings::swiss::{standings, SwissRow};
+use crate::standings::swiss::{standings, SwissTable};
 use crate::standings::{DRAW_POINTS, WIN_POINTS};
 
 /// The rounds of a Swiss tournament, with the games recorded before this run.
@@ -71,25 +71,33 @@ impl Rounds {
         })
     }
 
-    /// The standings of the finished tournament of `records` (all its games), written to
-    /// `swiss.md` in `out` and returned as that text.
-    pub fn write(&self, out: &Path, records: &[GameRecord]) -> Result<String> {
+    /// The standings of the finished tournament of `records` (all its games).
+    pub fn table(&self, records: &[GameRecord]) -> SwissTable {
         let played = self.played(records.iter());
-        let byes: Vec<&str> = (1..=self.swiss.rounds)
+        let byes: Vec<String> = (1..=self.swiss.rounds)
             .filter_map(|r| self.swiss.round(r, &played).bye)
-            .map(|b| self.names[b].as_str())
+            .map(|b| self.names[b].clone())
             .collect();
         let games: Vec<(&str, &str, [u32; 2])> = records
             .iter()
             .map(|r| (r.bot_a.as_str(), r.bot_b.as_str(), points(r.result)))
             .collect();
-        let rows = standings(&self.names, &games, &byes, BYE_POINTS);
-        let text = markdown(&rows, self.swiss.rounds, &byes);
-        let path = out.join("swiss.md");
-        std::fs::write(&path, &text)
-            .with_context(|| format!("cannot write `{}`", path.display()))?;
-        Ok(text)
+        let bye_names: Vec<&str> = byes.iter().map(String::as_str).collect();
+        SwissTable {
+            rounds: self.swiss.rounds,
+            rows: standings(&self.names, &games, &bye_names, BYE_POINTS),
+            byes,
+            bye_points: BYE_POINTS,
+        }
     }
+}
+
+/// Writes `swiss.md` into `out`, and returns its text.
+pub fn write(out: &Path, table: &SwissTable) -> Result<String> {
+    let text = markdown(table);
+    let path = out.join("swiss.md");
+    std::fs::write(&path, &text).with_context(|| format!("cannot write `{}`", path.display()))?;
+    Ok(text)
 }
 
 /// The points of seats A and B in a game.
@@ -102,13 +110,14 @@ fn points(result: GameResult) -> [u32; 2] {
 }
 
 /// The Swiss standings as a Markdown table, with the byes under it.
-fn markdown(rows: &[SwissRow], rounds: u32, byes: &[&str]) -> String {
+fn markdown(table: &SwissTable) -> String {
+    let (rounds, bye_points) = (table.rounds, table.bye_points);
     let mut out = format!(
-        "Swiss standings after {rounds} rounds (a bye counts {BYE_POINTS} points)\n\n\
+        "Swiss standings after {rounds} rounds (a bye counts {bye_points} points)\n\n\
          | rank | bot | points | Buchholz | Sonneborn-Berger | games | byes |\n\
          | ---: | :-- | -----: | -------: | ---------------: | ----: | ---: |\n"
     );
-    for r in rows {
+    for r in &table.rows {
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} |\n",
             r.rank,
@@ -120,8 +129,9 @@ fn markdown(rows: &[SwissRow], rounds: u32, byes: &[&str]) -> String {
             r.byes
         ));
     }
-    if !byes.is_empty() {
-        out.push_str(&format!("\nByes, round by round: {}\n", byes.join(", ")));
+    if !table.byes.is_empty() {
+        let byes = table.byes.join(", ");
+        out.push_str(&format!("\nByes, round by round: {byes}\n"));
     }
     out
 }

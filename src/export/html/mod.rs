@@ -13,11 +13,11 @@ use crate::standings::grades::Grades;
 use crate::standings::Standings;
 
 mod bars;
+mod formats;
 mod games;
 mod grades;
 mod heatmap;
 pub mod replays;
-mod sprt;
 pub mod style;
 mod tables;
 pub mod viewer;
@@ -53,6 +53,8 @@ pub struct HtmlReport<'a> {
     pub left_out: &'a [(String, String)],
     /// An SPRT match's test, shown first.
     pub sprt: Option<&'a crate::standings::sprt::Sprt>,
+    /// A Swiss tournament's standings with their tie-breaks, shown first.
+    pub swiss: Option<&'a crate::standings::swiss::SwissTable>,
     /// Per game of [`HtmlReport::games`]: the links to each seat's stderr in that game, where
     /// it wrote some (empty for none at all).
     pub logs: Vec<[Option<String>; 2]>,
@@ -111,7 +113,10 @@ pub fn render(report: &HtmlReport<'_>) -> String {
     let failing = failing_bots(report);
     // An SPRT match is run for its verdict, a gauntlet for its grades: they come first.
     if let Some(t) = report.sprt {
-        sprt::sprt(&mut out, t);
+        formats::sprt(&mut out, t);
+    }
+    if let Some(t) = report.swiss {
+        formats::swiss(&mut out, t);
     }
     if let Some(g) = report.grades {
         grades::grades(&mut out, g, report);

@@ -109,6 +109,7 @@ fn report(s: &Standings, failures: Vec<Failure>) -> HtmlReport<'_> {
         grades: None,
         left_out: &[],
         sprt: None,
+        swiss: None,
         logs: Vec::new(),
         replays: sample_replays(),
     }
@@ -312,6 +313,7 @@ fn an_empty_tournament_still_renders() {
         grades: None,
         left_out: &[],
         sprt: None,
+        swiss: None,
         logs: Vec::new(),
         replays: Replays::default(),
     });

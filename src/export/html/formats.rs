@@ -1,10 +1,12 @@
-//! The report's SPRT section: the test's verdict, its LLR against the bounds, the Elo with
-//! its interval, and the pentanomial counts of the pairs.
+//! The report's sections for the formats beyond the round robin: an SPRT match (verdict, LLR
+//! against its bounds, Elo with its interval, pentanomial counts) and a Swiss tournament
+//! (standings with their tie-breaks, byes).
 
 use std::fmt::Write;
 
 use super::{esc, signed};
 use crate::standings::sprt::{Sprt, Verdict};
+use crate::standings::swiss::SwissTable;
 
 /// Writes the section of an SPRT match.
 pub fn sprt(out: &mut String, t: &Sprt) {
@@ -45,4 +47,36 @@ pub fn sprt(out: &mut String, t: &Sprt) {
         t.games / 2,
         t.pentanomial.map(|c| c.to_string()).join(", ")
     );
+}
+
+/// Writes a Swiss tournament's standings: points, then the tie-breaks in the order they
+/// apply, and the byes.
+pub fn swiss(out: &mut String, t: &SwissTable) {
+    let _ = writeln!(
+        out,
+        "<section id=\"swiss\">\n<h2>Swiss standings</h2>\n<p class=\"note\">After {} rounds; a bye counts {} points. Ties are broken by Buchholz, then Sonneborn-Berger, then the games between the bots still tied.</p>\n<table class=\"swiss\">\n<thead>\n<tr><th>#</th><th class=\"bot\">Bot</th><th>Points</th><th>Buchholz</th><th>Sonneborn-Berger</th><th>Games</th><th>Byes</th></tr>\n</thead>\n<tbody>",
+        t.rounds, t.bye_points
+    );
+    for r in &t.rows {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td class=\"bot\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            r.rank,
+            esc(&r.bot),
+            r.points,
+            r.buchholz,
+            r.sonneborn_berger,
+            r.games,
+            r.byes
+        );
+    }
+    out.push_str("</tbody>\n</table>\n");
+    if !t.byes.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">Byes, round by round: {}</p>",
+            esc(&t.byes.join(", "))
+        );
+    }
+    out.push_str("</section>\n");
 }
