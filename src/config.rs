@@ -281,6 +281,7 @@ impl RunConfig {
             self.bots.len(),
             self.tournament.gauntlet.len(),
             self.tournament.shard.is_some(),
+            self.serve.is_some(),
         )?;
         self.tournament.gauntlet = absolute(std::mem::take(&mut self.tournament.gauntlet))?;
         let t = &mut self.tournament;

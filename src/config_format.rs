@@ -67,8 +67,12 @@ impl FormatOptions {
     }
 
     /// Refuses combinations that mean nothing: `bots` and `references` are the counts of
-    /// bots and `--gauntlet` references given.
-    pub fn check(&self, bots: usize, references: usize, sharded: bool) -> Result<()> {
+    /// bots and `--gauntlet` references given; `served` is true for `arena serve`.
+    pub fn check(&self, bots: usize, references: usize, sharded: bool, served: bool) -> Result<()> {
+        if served && (self.sprt.is_some() || self.format == Format::Swiss) {
+            // Remote entrants join a schedule known at the start; these are planned as played.
+            bail!("`arena serve` plays round robins and gauntlets: `--sprt` and `--format swiss` are for `arena run`");
+        }
         if self.max_games.is_some() && self.sprt.is_none() {
             bail!("`--max-games` applies to `--sprt` matches only");
         }
@@ -145,18 +149,18 @@ mod tests {
             sprt: Some("elo0=0,elo1=5".parse().unwrap()),
             ..Default::default()
         };
-        assert!(sprt.check(2, 0, false).is_ok());
-        assert!(sprt.check(1, 1, false).is_ok());
-        let e = sprt.check(3, 0, false).unwrap_err().to_string();
+        assert!(sprt.check(2, 0, false, false).is_ok());
+        assert!(sprt.check(1, 1, false, false).is_ok());
+        let e = sprt.check(3, 0, false, false).unwrap_err().to_string();
         assert!(e.contains("give two bots"), "{e}");
-        assert!(sprt.check(2, 1, false).is_err());
-        assert!(sprt.check(2, 0, true).is_err());
+        assert!(sprt.check(2, 1, false, false).is_err());
+        assert!(sprt.check(2, 0, true, false).is_err());
         let odd = FormatOptions {
             max_games: Some(11),
             ..sprt.clone()
         };
         assert!(odd
-            .check(2, 0, false)
+            .check(2, 0, false, false)
             .unwrap_err()
             .to_string()
             .contains("even"));
@@ -164,14 +168,15 @@ mod tests {
             max_games: Some(10),
             ..Default::default()
         };
-        assert!(lone.check(2, 0, false).is_err());
+        assert!(lone.check(2, 0, false, false).is_err());
         let swiss = FormatOptions {
             format: Format::Swiss,
             swiss_rounds: Some(3),
             ..Default::default()
         };
-        assert!(swiss.check(16, 0, false).is_ok());
-        assert!(swiss.check(16, 1, false).is_err());
+        assert!(swiss.check(16, 0, false, false).is_ok());
+        assert!(swiss.check(16, 1, false, false).is_err());
+        assert!(swiss.check(16, 0, false, true).is_err());
         assert_eq!(swiss.swiss_rounds(16), Some(3));
         assert_eq!(sprt.sprt_games(), Some(DEFAULT_SPRT_GAMES));
     }
