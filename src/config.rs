@@ -17,8 +17,11 @@ use crate::player::process::MoveLimits;
 use crate::schedule::Shard;
 use crate::standings::grades::Rule;
 
+#[path = "config_format.rs"]
+mod format_options;
 #[path = "config_serve.rs"]
 mod serve_options;
+pub use format_options::{Format, FormatOptions};
 pub use serve_options::{ServeOptions, DEFAULT_LISTEN};
 
 /// Everything a tournament run needs.
@@ -35,6 +38,10 @@ pub struct RunConfig {
 
     #[command(flatten, next_help_heading = "Tournament")]
     pub tournament: TournamentOptions,
+
+    #[command(flatten, next_help_heading = "Format")]
+    #[serde(default)]
+    pub format: FormatOptions,
 
     #[command(flatten, next_help_heading = "Game rules")]
     pub rules: GameConfig,
@@ -276,6 +283,12 @@ impl RunConfig {
             .map(std::path::absolute)
             .collect::<std::io::Result<_>>()?;
         check_games(&self)?;
+        (self.format).check(
+            self.bots.len(),
+            self.tournament.gauntlet.len(),
+            self.tournament.shard.is_some(),
+            self.serve.is_some(),
+        )?;
         self.tournament.gauntlet = absolute(std::mem::take(&mut self.tournament.gauntlet))?;
         let t = &mut self.tournament;
         t.games.get_or_insert(game.default_games());

@@ -1,7 +1,9 @@
 //! Who plays whom, in which seats, in which order: round-robin and gauntlet schedules, and
-//! their split into shards.
+//! their split into shards; Swiss rounds in [`swiss`].
 
 use crate::rng::{derive_seed, Rng};
+
+pub mod swiss;
 
 /// One game of the schedule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -403,6 +403,12 @@ fn report_options(
         logs: beside("logs"),
         gauntlet,
         left_out,
+        // An SPRT match's test, as the run wrote it.
+        sprt: (single.as_ref())
+            .and_then(|d| std::fs::read_to_string(d.join("sprt.json")).ok())
+            .and_then(|text| serde_json::from_str(&text).ok()),
+        // Byes are not in `games.csv`: the Swiss table is the run's alone (`swiss.md`).
+        swiss: None,
     }
 }
 

@@ -41,6 +41,10 @@ pub struct ReportOptions {
     /// Bots that could not play, with the reason (from `tournament.json`), listed in the
     /// report.
     pub left_out: Vec<(String, String)>,
+    /// An SPRT match's test (`sprt.json`), shown first in the report.
+    pub sprt: Option<crate::standings::sprt::Sprt>,
+    /// A Swiss tournament's standings, shown before the others.
+    pub swiss: Option<crate::standings::swiss::SwissTable>,
 }
 
 /// Everything an exporter renders from: the games and what is computed from them once.

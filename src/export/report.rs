@@ -27,6 +27,8 @@ impl Exporter for HtmlReportFile {
             games: ctx.games,
             grades: ctx.grades,
             left_out: &ctx.options.left_out,
+            sprt: ctx.options.sprt.as_ref(),
+            swiss: ctx.options.swiss.as_ref(),
             logs: ctx
                 .games
                 .iter()

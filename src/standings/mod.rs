@@ -6,6 +6,8 @@
 pub mod faults;
 pub mod grades;
 pub mod ratings;
+pub mod sprt;
+pub mod swiss;
 
 use std::cmp::Reverse;
 

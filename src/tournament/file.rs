@@ -218,6 +218,15 @@ impl TournamentFile {
         if let Some(shard) = t.shard {
             rows.push(("shard", shard.to_string()));
         }
+        if let Some(sprt) = c.format.sprt {
+            rows.push(("sprt", sprt.to_string()));
+        }
+        if let Some(games) = c.format.sprt_games() {
+            rows.push(("max games", games.to_string()));
+        }
+        if let Some(rounds) = c.format.swiss_rounds(self.bots.len()) {
+            rows.push(("swiss rounds", rounds.to_string()));
+        }
         rows.push(("bots", self.bots.len().to_string()));
         rows.push(("excluded", self.excluded.len().to_string()));
         let title = format!("{} — {}", c.game.name(), self.run);

@@ -87,6 +87,7 @@ impl LegacyFile {
                 // The first layout played a bot's games one at a time.
                 instances: Some(1),
             },
+            format: Default::default(),
             rules: self.config,
             time: TimeOptions {
                 move_time: Some(Duration::from_millis(self.move_time_ms)),

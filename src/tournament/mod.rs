@@ -2,13 +2,11 @@
 //! records every game as it ends, and writes the outputs. `resume` continues one that stopped.
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::bot::prepare::PreparedBot;
 use crate::bot::workspace::Workspace;
@@ -16,7 +14,7 @@ use crate::bot::workspace::Workspace;
 use crate::config::RunConfig;
 use crate::export;
 use crate::player::check::check_engines;
-use crate::results::games::{read_games, GameRecord, GameResult, GamesWriter, Reason};
+use crate::results::games::{read_games, GameRecord, GamesWriter};
 use crate::sandbox::Sandbox;
 use crate::schedule::{round_robin, Pairing};
 
@@ -25,8 +23,11 @@ pub mod late;
 mod legacy;
 mod lineup;
 mod lock;
+mod progress;
 pub mod remote;
 pub mod runner;
+mod sprt;
+mod swiss;
 #[cfg(test)]
 mod tests;
 
@@ -34,6 +35,7 @@ use file::{BotEntry, Excluded, TournamentFile};
 use lineup::Lineup;
 pub use lock::Stops;
 use lock::{signal_name, OutputLock};
+use progress::{describe, progress_bar};
 use remote::{Mixed, NoRemotes, Remotes};
 use runner::Settings;
 
@@ -387,8 +389,14 @@ fn workspace(config: &RunConfig, resuming: bool) -> Result<Workspace> {
 
 /// The games a run plays: a round robin or a gauntlet, or one shard of it.
 pub fn schedule(config: &RunConfig, names: &[&str], references: &[String]) -> Vec<Pairing> {
-    let (rounds, games) = (config.tournament.rounds, config.games_per_pairing());
-    let schedule = if references.is_empty() {
+    let (rounds, games) = match config.format.sprt_games() {
+        // An SPRT match is one long pairing, cut short when the test decides.
+        Some(games) => (1, games),
+        None => (config.tournament.rounds, config.games_per_pairing()),
+    };
+    let schedule = if config.format.format == crate::config::Format::Swiss {
+        Vec::new() // planned round by round as the games end
+    } else if references.is_empty() {
         round_robin(names.len(), rounds, games)
     } else {
         let (refs, candidates): (Vec<usize>, Vec<usize>) =
@@ -421,12 +429,16 @@ async fn finish<R: Remotes>(
         .chain(remote_names.iter().map(String::as_str))
         .collect();
     let schedule = schedule(config, &names, references);
-    let total = schedule.len();
+    let rounds = swiss::Rounds::new(config, &names, &records);
+    let total = schedule.len() + rounds.as_ref().map_or(0, swiss::Rounds::total);
+    let mut test = (config.format.sprt)
+        .map(|b| sprt::Match::new(b, sprt::bots(&names, references), &schedule, &out));
     let done: HashSet<u64> = records.iter().map(|r| r.game_id).collect();
     let pending: Vec<Pairing> = schedule
         .into_iter()
         .filter(|p| !done.contains(&p.game_id))
         .collect();
+    let pending = sprt::resumed(test.as_mut(), &records, pending)?;
     let late = late::open(config, bots.len(), &names, references, &pending, &records);
     let limits = config.move_limits();
     let settings = Arc::new(Settings {
@@ -452,16 +464,18 @@ async fn finish<R: Remotes>(
         .map(|b| b.spec.name.clone())
         .collect();
     let games = pending.len() as u64;
+    let progress = progress_bar(games, !config.output.quiet);
     let plan = runner::Plan {
         start: remotes.start(seats.first_remote(), &pending),
         friendly: remotes.friendly(&locals),
         late: late.and_then(|(door, rx)| remotes.late(door).then_some(rx)),
         schedule: pending,
+        enough: test.as_mut().map(|t| t.rule(progress.clone())),
+        more: rounds.as_ref().map(|r| r.rule(progress.clone())),
     };
     // One listener for the whole run: it keeps a signal that arrives between two polls.
     let mut stops = Stops::listen()?;
     let mut stopped_by = 0;
-    let progress = progress_bar(games, !config.output.quiet);
     let played = runner::play_schedule(
         &settings,
         &seats,
@@ -492,6 +506,7 @@ async fn finish<R: Remotes>(
     let played = played?;
     closed?;
     records.extend(played.records);
+    sprt::finished(test.as_ref(), config.output.quiet)?;
     if played.interrupted {
         return Err(Interrupted {
             played: records.len(),
@@ -503,6 +518,7 @@ async fn finish<R: Remotes>(
     }
 
     let (title, description) = info.describe();
+    let swiss_table = rounds.as_ref().map(|r| r.table(&records));
     let gauntlet = (!references.is_empty()).then(|| {
         // A gauntlet's candidates: the bots that played that are not references (those who
         // joined late included), and those that never ran.
@@ -543,6 +559,8 @@ async fn finish<R: Remotes>(
             logs: true,
             gauntlet,
             left_out: info.left_out(),
+            sprt: test.as_ref().map(sprt::Match::state),
+            swiss: swiss_table.clone(),
         },
     )?;
     crate::stdout::print(format_args!(
@@ -551,6 +569,10 @@ async fn finish<R: Remotes>(
         export::markdown::crosstable(&written.standings)
     ))
     .context("cannot write the standings to stdout")?;
+    if let Some(table) = &swiss_table {
+        let table = swiss::write(&out, table)?;
+        crate::stdout::print(format_args!("\n{table}")).context("cannot write to stdout")?;
+    }
     if let Some(grades) = &written.grades {
         crate::stdout::print(format_args!("\n{}", export::terminal::grades(grades)))
             .context("cannot write the grades to stdout")?;
@@ -561,35 +583,4 @@ async fn finish<R: Remotes>(
         elapsed: started.elapsed(),
         left_out: info.left_out(),
     })
-}
-
-fn progress_bar(games: u64, wanted: bool) -> ProgressBar {
-    if !wanted || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(games), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} games, ETA {eta}  {wide_msg}")
-            .expect("the template is valid"),
-    );
-    bar
-}
-
-/// A one-line summary of a game for the progress bar.
-fn describe(r: &GameRecord) -> String {
-    let verdict = match r.result {
-        GameResult::A => format!("{} won", r.bot_a),
-        GameResult::B => format!("{} won", r.bot_b),
-        GameResult::Draw => "draw".to_string(),
-    };
-    let reason = match r.reason {
-        Reason::Normal => "",
-        Reason::Timeout => ", timeout",
-        Reason::Illegal => ", illegal",
-        Reason::Crash => ", crash",
-    };
-    format!(
-        "latest: {} {}-{} {} ({verdict}{reason})",
-        r.bot_a, r.score_a, r.score_b, r.bot_b
-    )
 }

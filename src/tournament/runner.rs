@@ -1,7 +1,7 @@
 //! Plays a schedule: at most `jobs` games at once and never two games of one bot at once,
 //! each game through the referee between the two players the [`Seats`] make for it.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -107,6 +107,15 @@ pub struct Played {
     pub interrupted: bool,
 }
 
+/// Asked after each game of the schedule is recorded: `true` once no more pairs should start
+/// (a match decided). The runner then starts only the games that complete a colour-swapped
+/// pair already begun, so that every pair it started is played whole.
+pub type Enough<'a> = Box<dyn FnMut(&GameRecord) -> bool + Send + 'a>;
+
+/// Asked, with the records of this run so far, whenever every game handed to the runner is
+/// over: the games to play next (a Swiss tournament's next round), or none to end.
+pub type More<'a> = Box<dyn FnMut(&[GameRecord]) -> Vec<Pairing> + Send + 'a>;
+
 /// What a run plays.
 pub struct Plan<'a> {
     /// The games of the schedule.
@@ -119,6 +128,10 @@ pub struct Plan<'a> {
     /// Where the games of bots joining late come (`arena serve`), appended to the schedule
     /// (their seats may be new bots) until the channel closes or the schedule is over.
     pub late: Option<mpsc::UnboundedReceiver<Vec<Pairing>>>,
+    /// The stopping rule, if the schedule may end early (`--sprt`).
+    pub enough: Option<Enough<'a>>,
+    /// The rest of a schedule planned as it is played (Swiss rounds).
+    pub more: Option<More<'a>>,
 }
 
 impl Plan<'_> {
@@ -129,6 +142,8 @@ impl Plan<'_> {
             start: Box::pin(async {}),
             friendly: None,
             late: None,
+            enough: None,
+            more: None,
         }
     }
 }
@@ -158,7 +173,12 @@ pub async fn play_schedule<S: Seats>(
         start,
         mut friendly,
         mut late,
+        mut enough,
+        mut more,
     } = plan;
+    // Games started of each colour-swapped pair (its round, opening and bots), so that a
+    // stopping rule leaves no pair half played.
+    let mut begun: HashMap<PairKey, u32> = HashMap::new();
     let mut started = false;
     let mut pending: VecDeque<Pairing> = schedule.into();
     let mut busy = vec![0usize; bots];
@@ -181,6 +201,7 @@ pub async fn play_schedule<S: Seats>(
                 break;
             };
             let pairing = pending.remove(pos).expect("the position is in range");
+            *begun.entry(pair_key(&pairing)).or_default() += 1;
             for s in pairing.seats {
                 busy[s] += 1;
             }
@@ -201,6 +222,11 @@ pub async fn play_schedule<S: Seats>(
             }
             joined = running.join_next(), if started || !running.is_empty() => match joined {
                 Some(joined) => joined,
+                // Every game so far is over: the schedule may have more to play.
+                None if pending.is_empty() && more.as_mut().is_some_and(|more| {
+                    pending.extend(more(&records));
+                    !pending.is_empty()
+                }) => continue,
                 None => {
                     // The schedule is over: no more late bots join, nor friendly games are
                     // taken, but those already given are played.
@@ -286,12 +312,27 @@ pub async fn play_schedule<S: Seats>(
         }
         done(&record)?;
         seats.watch(record.game_id, Watch::Over { record: &record });
+        if enough.as_mut().is_some_and(|enough| enough(&record)) {
+            // Only the other halves of pairs begun (and friendly games) are still played.
+            pending.retain(|p| {
+                friendlies.contains(&p.game_id)
+                    || begun.get(&pair_key(p)).is_some_and(|n| n % 2 == 1)
+            });
+        }
         records.push(record);
     }
     Ok(Played {
         records,
         interrupted: false,
     })
+}
+
+/// What the two games of a colour-swapped pair share: round, opening and bots.
+type PairKey = (u32, u64, [usize; 2]);
+
+fn pair_key(p: &Pairing) -> PairKey {
+    let [a, b] = p.seats;
+    (p.round, p.opening, [a.min(b), a.max(b)])
 }
 
 /// Puts a friendly game first among the games to play, unless its seats are not the run's.

@@ -434,10 +434,39 @@ fn friendly_games_are_played_before_the_start_and_the_schedule_waits_for_it() {
         start: Box::pin(start),
         friendly: Some(rx),
         late: None,
+        enough: None,
+        more: None,
     };
     let played = play_with(&settings(GameKind::Morra, 2), &seats, plan, None);
     assert_eq!(played.records.len(), 2);
     let over = seats.over.lock().unwrap().clone();
     assert_eq!(over[0], friendly, "{over:?}");
     assert_eq!(over.len(), 3);
+}
+
+#[test]
+fn a_stopping_rule_starts_no_new_pair_but_finishes_those_begun() {
+    for (jobs, capacity) in [(1, 1), (3, 3), (4, 2)] {
+        let mut seats = Strategies::new(&[("fives", fives), ("zeros", zeros)]);
+        seats.capacity = capacity;
+        let seats = Arc::new(seats);
+        let plan = Plan {
+            enough: Some(Box::new(|_: &GameRecord| true)),
+            ..Plan::now(round_robin(2, 1, 20))
+        };
+        let played = play_with(&settings(GameKind::Morra, jobs), &seats, plan, None);
+        let mut ids: Vec<u64> = played.records.iter().map(|r| r.game_id).collect();
+        ids.sort();
+        // Games 2k−1 and 2k share an opening: only whole pairs, and no more than were
+        // running when the first game ended.
+        assert!(ids.len() <= jobs.max(2) + 1, "{jobs} jobs: {ids:?}");
+        assert!(
+            !ids.is_empty() && ids.len().is_multiple_of(2),
+            "{jobs} jobs: {ids:?}"
+        );
+        assert!(
+            ids.chunks(2).all(|p| p[0] % 2 == 1 && p[1] == p[0] + 1),
+            "{ids:?}"
+        );
+    }
 }

@@ -13,6 +13,7 @@ use crate::standings::grades::Grades;
 use crate::standings::Standings;
 
 mod bars;
+mod formats;
 mod games;
 mod grades;
 mod heatmap;
@@ -50,6 +51,10 @@ pub struct HtmlReport<'a> {
     pub grades: Option<&'a Grades>,
     /// Bots that could not play, and why.
     pub left_out: &'a [(String, String)],
+    /// An SPRT match's test, shown first.
+    pub sprt: Option<&'a crate::standings::sprt::Sprt>,
+    /// A Swiss tournament's standings with their tie-breaks, shown first.
+    pub swiss: Option<&'a crate::standings::swiss::SwissTable>,
     /// Per game of [`HtmlReport::games`]: the links to each seat's stderr in that game, where
     /// it wrote some (empty for none at all).
     pub logs: Vec<[Option<String>; 2]>,
@@ -106,7 +111,13 @@ pub fn render(report: &HtmlReport<'_>) -> String {
         plural(games as usize, "game", "games"),
     );
     let failing = failing_bots(report);
-    // A gauntlet is run for its grades: they come first.
+    // An SPRT match is run for its verdict, a gauntlet for its grades: they come first.
+    if let Some(t) = report.sprt {
+        formats::sprt(&mut out, t);
+    }
+    if let Some(t) = report.swiss {
+        formats::swiss(&mut out, t);
+    }
     if let Some(g) = report.grades {
         grades::grades(&mut out, g, report);
     }

@@ -108,6 +108,8 @@ fn report(s: &Standings, failures: Vec<Failure>) -> HtmlReport<'_> {
         games: sample_table(),
         grades: None,
         left_out: &[],
+        sprt: None,
+        swiss: None,
         logs: Vec::new(),
         replays: sample_replays(),
     }
@@ -310,6 +312,8 @@ fn an_empty_tournament_still_renders() {
         games: sample_table(),
         grades: None,
         left_out: &[],
+        sprt: None,
+        swiss: None,
         logs: Vec::new(),
         replays: Replays::default(),
     });
