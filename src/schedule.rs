@@ -15,6 +15,65 @@ pub struct Pairing {
     /// The same for the two colour-swapped games of a pairing (the `game_id` of the first of
     /// them), so both start from the same random opening.
     pub opening: u64,
+    /// The game's index among its pairing's games, over all rounds: `(round - 1) * G + g` for
+    /// game `g` of the round, `G` the games per pairing rounded up to even, so colour-swapped
+    /// games are `2m` and `2m + 1` (see [`game_seed`]).
+    pub index: u32,
+}
+
+/// 64-bit FNV-1a of `parts`, each followed by a 0 byte so `["ab", "c"]` and `["a", "bc"]`
+/// differ; stable forever, unlike `std`'s hasher.
+fn name_hash(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in part.as_bytes().iter().chain(&[0]) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Mixed into the tournament seed for openings, so they are independent of game seeds.
+const OPENING_SALT: u64 = 0x6f70_656e_696e_6773;
+
+/// Mixed into the tournament seed for who moves first in a pairing.
+const SEAT_SALT: u64 = 0x7365_6174_7366_6972;
+
+/// The seed of one game (`ARENA_SEED`): a function of the tournament's seed, the game, the
+/// two bots' names in seat order and the game's [index](Pairing::index) in its pairing only,
+/// never of the order or the size of the field, so a bot added or removed changes no other
+/// game (what `arena run --update` relies on).
+pub fn game_seed(seed: u64, game: &str, names: [&str; 2], index: u32) -> u64 {
+    let index = index.to_string();
+    derive_seed(seed, name_hash(&[game, names[0], names[1], &index]))
+}
+
+/// The seed of a game's random opening: as [`game_seed`], but the same for the two
+/// colour-swapped games `2m` and `2m + 1` of a pairing, whatever their seats.
+pub fn opening_seed(seed: u64, game: &str, names: [&str; 2], index: u32) -> u64 {
+    let (lo, hi) = (names[0].min(names[1]), names[0].max(names[1]));
+    let pair = (index / 2).to_string();
+    derive_seed(seed ^ OPENING_SALT, name_hash(&[game, lo, hi, &pair]))
+}
+
+/// Seats the games of `schedule` by the bots' names (`names[i]` for bot `i`): which of two
+/// bots moves first in their pairing's first game is drawn from `seed` and the two names, and
+/// seats then alternate with the index and the round as the schedule alternates them. So a
+/// game's seats, like its seed, do not depend on the field's order or size; each bot moves
+/// first in about half its pairings.
+pub fn seat_by_names(schedule: &mut [Pairing], names: &[&str], seed: u64) {
+    for p in schedule {
+        let [x, y] = p.seats;
+        let (lo, hi) = if names[x] <= names[y] { (x, y) } else { (y, x) };
+        let coin = derive_seed(seed ^ SEAT_SALT, name_hash(&[names[lo], names[hi]])) & 1;
+        let swap = (u64::from(p.index) + u64::from(p.round) + 1 + coin) % 2 == 1;
+        p.seats = if swap { [hi, lo] } else { [lo, hi] };
+    }
+}
+
+/// `games` rounded up to even: the stride of [`Pairing::index`] from one round to the next.
+fn index_stride(games: u32) -> u32 {
+    games + games % 2
 }
 
 /// A round robin of `bots` bots, repeated `rounds` times, with `games` games per pairing in
@@ -56,6 +115,7 @@ pub fn round_robin(bots: usize, rounds: u32, games: u32) -> Vec<Pairing> {
                         game_id,
                         seats: if swap { [b, a] } else { [a, b] },
                         opening: game_id - u64::from(g % 2),
+                        index: (round - 1) * index_stride(games) + g,
                     });
                 }
             }
@@ -122,6 +182,7 @@ pub fn gauntlet(
                             [refr, cand]
                         },
                         opening: *start,
+                        index: (round - 1) * index_stride(games) + g,
                     });
                 }
             }

@@ -245,6 +245,7 @@ fn field(config: &RunConfig, locals: Vec<String>, references: Vec<String>) -> ht
         never_ran: Vec::new(),
         rule: config.tournament.pass,
         move_time: Some(config.move_limits().move_time),
+        versions: Default::default(),
     });
     http::Field { locals, gauntlet }
 }

@@ -115,6 +115,7 @@ impl LegacyFile {
                 keep_work: self.keep_work,
                 anchor: self.anchor,
                 quiet: false,
+                update: false,
             },
             serve: None,
         };
@@ -127,6 +128,7 @@ impl LegacyFile {
             gauntlet: self.gauntlet,
             bots: self.bots,
             excluded: self.excluded,
+            blocks: Vec::new(),
         })
     }
 }
