@@ -189,7 +189,7 @@ fn a_tournament_in_out_is_refused_without_update_issue_19() {
     assert_eq!(rows(&out), 2, "nothing was played");
     // Other settings are refused by `--update` too, naming the setting.
     let mut update = args.clone();
-    update.extend(["--update", "--rounds", "3"]);
+    update.extend(["--update", "--morra-rounds", "12", "--rounds", "3"]);
     let refused = arena(&update);
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
