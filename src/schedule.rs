@@ -502,6 +502,54 @@ mod tests {
         );
     }
 
+    /// Each game of a round robin of `names` seated by names: its seat names, round and index.
+    fn seated(names: &[&str], rounds: u32, games: u32) -> BTreeMap<([String; 2], u32, u32), ()> {
+        let mut s = round_robin(names.len(), rounds, games);
+        seat_by_names(&mut s, names, 42);
+        s.iter()
+            .map(|p| {
+                (
+                    (p.seats.map(|b| names[b].to_string()), p.round, p.index),
+                    (),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn seats_and_seeds_depend_on_the_names_not_the_field_issue_19() {
+        for (rounds, games) in [(1, 1), (2, 1), (1, 2), (2, 3)] {
+            let small = seated(&["ann", "bob", "cy"], rounds, games);
+            let large = seated(&["dee", "cy", "eve", "ann", "bob"], rounds, games);
+            // Every game of the small field is a game of the large one, seats included.
+            for game in small.keys() {
+                assert!(large.contains_key(game), "{game:?}");
+            }
+            // A pairing's games alternate seats, and its indices are distinct.
+            let ab: Vec<_> = (small.keys())
+                .filter(|(s, _, _)| s.contains(&"ann".to_string()) && s.contains(&"bob".into()))
+                .collect();
+            assert_eq!(ab.len() as u32, rounds * games);
+            let mut indices: Vec<u32> = ab.iter().map(|g| g.2).collect();
+            indices.dedup();
+            assert_eq!(indices.len(), ab.len());
+        }
+        let mut s = round_robin(2, 1, 2);
+        seat_by_names(&mut s, &["x", "y"], 1);
+        assert_eq!(s[0].seats, [s[1].seats[1], s[1].seats[0]]);
+        // Seeds: the names in seat order and the index; openings shared by games 2m, 2m+1.
+        let seed = |n: [&str; 2], i| game_seed(7, "othello", n, i);
+        assert_ne!(seed(["a", "b"], 0), seed(["b", "a"], 0));
+        assert_ne!(seed(["a", "b"], 0), seed(["a", "b"], 1));
+        assert_ne!(seed(["a", "b"], 0), game_seed(7, "gomoku", ["a", "b"], 0));
+        assert_ne!(seed(["ab", "c"], 0), seed(["a", "bc"], 0));
+        let opening = |n: [&str; 2], i| opening_seed(7, "othello", n, i);
+        assert_eq!(opening(["a", "b"], 2), opening(["b", "a"], 3));
+        assert_ne!(opening(["a", "b"], 1), opening(["a", "b"], 2));
+        // Pinned: a seed must give the same games in every version.
+        assert_eq!(seed(["a", "b"], 0), 6442241695015569844);
+    }
+
     #[test]
     fn shard_arguments_are_parsed_and_checked() {
         let parse = |s: &str| s.parse::<Shard>();

@@ -84,7 +84,9 @@ pub fn csv(g: &Grades) -> String {
     for row in &g.rows {
         let mut cells = vec![row.candidate.clone(), row.word().to_string()];
         if matches!(row.verdict, Verdict::NeverRan(_)) {
-            cells.extend(std::iter::repeat_n(String::new(), header.len() - 4));
+            // Blank up to `reason` and `faults` (and the version columns, filled below).
+            let blank = header.len() - 4 - if versions { 2 } else { 0 };
+            cells.extend(std::iter::repeat_n(String::new(), blank));
         } else {
             let (games, points, available) = (row.games(), row.points(), row.available());
             cells.push(games.to_string());

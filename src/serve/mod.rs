@@ -58,11 +58,12 @@ impl Remotes for Entrance {
             .map(|c| if c.is_whitespace() { '_' } else { c })
             .collect();
         let header = format!(
-            "GAME {} {} {opponent} {} {}",
+            "GAME {} {} {opponent} {} {} {}",
             s.game.game_id,
             hub.game,
             if s.seat == Seat::A { "first" } else { "second" },
-            hub.move_time.as_millis()
+            hub.move_time.as_millis(),
+            s.game.index
         );
         let player = RemotePlayer::new(Box::new(door), header, hub.move_time + hub.grace);
         if hub.game.has_public_moves() {

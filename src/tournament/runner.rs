@@ -85,6 +85,9 @@ pub struct GameSeed {
     pub seed: u64,
     /// The players of the game, seat A first (indices into the schedule's bots).
     pub seats: [usize; 2],
+    /// The game's index in its pairing ([`Pairing::index`]), which a remote entrant's
+    /// `ARENA_SEED` is made of.
+    pub index: u32,
 }
 
 /// What is the same for every game of a run.
@@ -312,6 +315,7 @@ async fn play_game<S: Seats>(
         game_id: pairing.game_id,
         seed: game_seed(settings.seed, kind, pair, pairing.index),
         seats: pairing.seats,
+        index: pairing.index,
     };
     let opening_seed = opening_seed(settings.seed, kind, pair, pairing.index);
     let (mut rules, opening) = opening(
