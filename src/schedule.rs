@@ -71,9 +71,11 @@ pub fn seat_by_names(schedule: &mut [Pairing], names: &[&str], seed: u64) {
     }
 }
 
-/// `games` rounded up to even: the stride of [`Pairing::index`] from one round to the next.
-fn index_stride(games: u32) -> u32 {
-    games + games % 2
+/// The [`Pairing::index`] of game `g` (from 0) of a pairing in round `round` (from 1), with
+/// `games` games per pairing in each round: `games` rounded up to even is the stride from one
+/// round to the next, so colour-swapped games are `2m` and `2m + 1`.
+pub fn game_index(round: u32, g: u32, games: u32) -> u32 {
+    (round - 1) * (games + games % 2) + g
 }
 
 /// A round robin of `bots` bots, repeated `rounds` times, with `games` games per pairing in
@@ -115,7 +117,7 @@ pub fn round_robin(bots: usize, rounds: u32, games: u32) -> Vec<Pairing> {
                         game_id,
                         seats: if swap { [b, a] } else { [a, b] },
                         opening: game_id - u64::from(g % 2),
-                        index: (round - 1) * index_stride(games) + g,
+                        index: game_index(round, g, games),
                     });
                 }
             }
@@ -182,7 +184,7 @@ pub fn gauntlet(
                             [refr, cand]
                         },
                         opening: *start,
-                        index: (round - 1) * index_stride(games) + g,
+                        index: game_index(round, g, games),
                     });
                 }
             }

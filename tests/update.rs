@@ -38,19 +38,12 @@ fn field(dir: &Path) -> PathBuf {
 fn run(bots: &Path, names: &[&str], out: &Path, extra: &[&str]) -> String {
     let mut args: Vec<String> = vec!["run".into(), "morra".into()];
     args.extend(names.iter().map(|n| path(&bots.join(n)).to_string()));
-    args.extend(
-        [
-            "--morra-rounds",
-            "12",
-            "--rounds",
-            "2",
-            "--jobs",
-            "2",
-            "--quiet",
-            "--out",
-        ]
-        .map(String::from),
-    );
+    if !extra.contains(&"--morra-rounds") {
+        args.extend(["--morra-rounds", "12"].map(String::from));
+    }
+    // Generous: a move lost to a busy machine would be a forfeit, and another table.
+    args.extend(["--move-time", "5s"].map(String::from));
+    args.extend(["--rounds", "2", "--jobs", "2", "--quiet", "--out"].map(String::from));
     args.push(path(out).to_string());
     args.extend(extra.iter().map(|s| s.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -175,7 +168,7 @@ fn a_tournament_in_out_is_refused_without_update_issue_19() {
     run(&bots, &["det-a", "det-b"], &out, &[]);
     let mut args: Vec<String> = vec!["run".into(), "morra".into()];
     args.extend(["det-a", "det-b", "det-c"].map(|n| path(&bots.join(n)).to_string()));
-    args.extend(["--quiet", "--out", path(&out)].map(String::from));
+    args.extend(["--move-time", "5s", "--quiet", "--out", path(&out)].map(String::from));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let refused = arena(&args);
     assert!(!refused.status.success());
@@ -288,4 +281,50 @@ fn a_gauntlet_update_grades_a_late_candidate_and_replays_a_revised_reference_iss
     run(&bots, &["det-b", "det-c", "det-d"], &fresh, &gauntlet);
     assert_same(&live, &fresh, tmp.path(), "reference");
     assert_eq!(grades(&live), grades(&fresh));
+}
+
+#[test]
+fn an_update_killed_midway_is_finished_by_resume_issue_19() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots = field(tmp.path());
+    let live = tmp.path().join("live");
+    let slow = ["--seed", "5", "--morra-rounds", "80"];
+    run(&bots, &["det-a", "det-b"], &live, &slow);
+    let all = ["det-a", "det-b", "det-c", "det-d"];
+    let mut update = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "morra"])
+        .args(all.map(|n| bots.join(n)))
+        .args(["--morra-rounds", "80", "--rounds", "2", "--jobs", "2"])
+        .args(["--move-time", "5s"])
+        .args(["--quiet", "--update", "--out"])
+        .arg(&live)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while rows(&live) < 2 + 3 && std::time::Instant::now() < deadline {
+        let ended = update.try_wait().unwrap();
+        assert!(
+            ended.is_none(),
+            "the update ended before it was killed: {ended:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    update.kill().unwrap();
+    update.wait().unwrap();
+    let stopped_at = rows(&live);
+    assert!(
+        stopped_at < 2 + 5 * 2,
+        "the update ended before it was killed"
+    );
+    let resumed = arena_ok(&["resume", path(&live), "--quiet"]);
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert!(stderr.contains("already played"), "{stderr}");
+    // Each game once: the resume played exactly the games the update had not.
+    assert_eq!(rows(&live), 2 + 5 * 2);
+    let fresh = tmp.path().join("fresh");
+    let mut reversed = all;
+    reversed.reverse();
+    run(&bots, &reversed, &fresh, &slow);
+    assert_same(&live, &fresh, tmp.path(), "resumed");
 }
