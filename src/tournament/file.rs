@@ -86,9 +86,7 @@ impl BotEntry {
         let digest = hasher.finalize();
         digest[..6].iter().map(|b| format!("{b:02x}")).collect()
     }
-}
 
-impl BotEntry {
     /// The entry of a remote entrant.
     pub fn remote(name: String) -> BotEntry {
         BotEntry {
