@@ -105,7 +105,7 @@ pub async fn update<R: Remotes>(
 }
 
 /// A configuration as JSON without what an update may change: the bots, where the outputs
-/// go, and how many games run at once.
+/// go, how many games run at once, and a gauntlet's pass rule (which changes no game).
 fn settings(config: &RunConfig) -> Result<serde_json::Value> {
     let mut value = serde_json::to_value(config).context("cannot compare configurations")?;
     if let Some(map) = value.as_object_mut() {
@@ -115,6 +115,7 @@ fn settings(config: &RunConfig) -> Result<serde_json::Value> {
     if let Some(map) = value.get_mut("tournament").and_then(|v| v.as_object_mut()) {
         map.remove("gauntlet");
         map.remove("jobs");
+        map.remove("pass");
     }
     Ok(value)
 }
