@@ -237,6 +237,14 @@ pub struct OutputOptions {
     #[arg(long, short)]
     #[serde(skip)]
     pub quiet: bool,
+
+    /// Update the tournament `--out` holds to the bots given, matched by name: play the games
+    /// of new bots and of revised ones (their files changed), set aside those of revised and
+    /// removed bots, and write every output for the current field. Its settings (and seed)
+    /// stay those of the tournament. Without a tournament in `--out`, a new one is run.
+    #[arg(long)]
+    #[serde(skip)]
+    pub update: bool,
 }
 
 impl RunConfig {
@@ -292,7 +300,10 @@ impl RunConfig {
         self.tournament.gauntlet = absolute(std::mem::take(&mut self.tournament.gauntlet))?;
         let t = &mut self.tournament;
         t.games.get_or_insert(game.default_games());
-        t.seed.get_or_insert_with(random_seed);
+        // An update takes the seed of the tournament it updates.
+        if !self.output.update {
+            t.seed.get_or_insert_with(random_seed);
+        }
         t.jobs.get_or_insert(num_cpus() as u32);
         self.time.move_time.get_or_insert(game.default_move_time());
         self.sandbox

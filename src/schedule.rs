@@ -17,6 +17,67 @@ pub struct Pairing {
     /// The same for the two colour-swapped games of a pairing (the `game_id` of the first of
     /// them), so both start from the same random opening.
     pub opening: u64,
+    /// The game's index among its pairing's games, over all rounds: `(round - 1) * G + g` for
+    /// game `g` of the round, `G` the games per pairing rounded up to even, so colour-swapped
+    /// games are `2m` and `2m + 1` (see [`game_seed`]).
+    pub index: u32,
+}
+
+/// 64-bit FNV-1a of `parts`, each followed by a 0 byte so `["ab", "c"]` and `["a", "bc"]`
+/// differ; stable forever, unlike `std`'s hasher.
+fn name_hash(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in part.as_bytes().iter().chain(&[0]) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Mixed into the tournament seed for openings, so they are independent of game seeds.
+const OPENING_SALT: u64 = 0x6f70_656e_696e_6773;
+
+/// Mixed into the tournament seed for who moves first in a pairing.
+const SEAT_SALT: u64 = 0x7365_6174_7366_6972;
+
+/// The seed of one game (`ARENA_SEED`): a function of the tournament's seed, the game, the
+/// two bots' names in seat order and the game's [index](Pairing::index) in its pairing only,
+/// never of the order or the size of the field, so a bot added or removed changes no other
+/// game (what `arena run --update` relies on).
+pub fn game_seed(seed: u64, game: &str, names: [&str; 2], index: u32) -> u64 {
+    let index = index.to_string();
+    derive_seed(seed, name_hash(&[game, names[0], names[1], &index]))
+}
+
+/// The seed of a game's random opening: as [`game_seed`], but the same for the two
+/// colour-swapped games `2m` and `2m + 1` of a pairing, whatever their seats.
+pub fn opening_seed(seed: u64, game: &str, names: [&str; 2], index: u32) -> u64 {
+    let (lo, hi) = (names[0].min(names[1]), names[0].max(names[1]));
+    let pair = (index / 2).to_string();
+    derive_seed(seed ^ OPENING_SALT, name_hash(&[game, lo, hi, &pair]))
+}
+
+/// Seats the games of `schedule` by the bots' names (`names[i]` for bot `i`): which of two
+/// bots moves first in their pairing's first game is drawn from `seed` and the two names, and
+/// seats then alternate with the index and the round as the schedule alternates them. So a
+/// game's seats, like its seed, do not depend on the field's order or size; each bot moves
+/// first in about half its pairings.
+pub fn seat_by_names(schedule: &mut [Pairing], names: &[&str], seed: u64) {
+    for p in schedule {
+        let [x, y] = p.seats;
+        let (lo, hi) = if names[x] <= names[y] { (x, y) } else { (y, x) };
+        let coin = derive_seed(seed ^ SEAT_SALT, name_hash(&[names[lo], names[hi]])) & 1;
+        let swap = (u64::from(p.index) + u64::from(p.round) + 1 + coin) % 2 == 1;
+        p.seats = if swap { [hi, lo] } else { [lo, hi] };
+    }
+}
+
+/// The [`Pairing::index`] of game `g` (from 0) of a pairing in round `round` (from 1), with
+/// `games` games per pairing in each round: `games` rounded up to even is the stride from one
+/// round to the next, so colour-swapped games are `2m` and `2m + 1`.
+pub fn game_index(round: u32, g: u32, games: u32) -> u32 {
+    (round - 1) * (games + games % 2) + g
 }
 
 /// A round robin of `bots` bots, repeated `rounds` times, with `games` games per pairing in
@@ -58,6 +119,7 @@ pub fn round_robin(bots: usize, rounds: u32, games: u32) -> Vec<Pairing> {
                         game_id,
                         seats: if swap { [b, a] } else { [a, b] },
                         opening: game_id - u64::from(g % 2),
+                        index: game_index(round, g, games),
                     });
                 }
             }
@@ -124,6 +186,7 @@ pub fn gauntlet(
                             [refr, cand]
                         },
                         opening: *start,
+                        index: game_index(round, g, games),
                     });
                 }
             }
@@ -441,6 +504,54 @@ mod tests {
                 .collect::<Vec<_>>(),
             [1, 5, 6]
         );
+    }
+
+    /// Each game of a round robin of `names` seated by names: its seat names, round and index.
+    fn seated(names: &[&str], rounds: u32, games: u32) -> BTreeMap<([String; 2], u32, u32), ()> {
+        let mut s = round_robin(names.len(), rounds, games);
+        seat_by_names(&mut s, names, 42);
+        s.iter()
+            .map(|p| {
+                (
+                    (p.seats.map(|b| names[b].to_string()), p.round, p.index),
+                    (),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn seats_and_seeds_depend_on_the_names_not_the_field_issue_19() {
+        for (rounds, games) in [(1, 1), (2, 1), (1, 2), (2, 3)] {
+            let small = seated(&["ann", "bob", "cy"], rounds, games);
+            let large = seated(&["dee", "cy", "eve", "ann", "bob"], rounds, games);
+            // Every game of the small field is a game of the large one, seats included.
+            for game in small.keys() {
+                assert!(large.contains_key(game), "{game:?}");
+            }
+            // A pairing's games alternate seats, and its indices are distinct.
+            let ab: Vec<_> = (small.keys())
+                .filter(|(s, _, _)| s.contains(&"ann".to_string()) && s.contains(&"bob".into()))
+                .collect();
+            assert_eq!(ab.len() as u32, rounds * games);
+            let mut indices: Vec<u32> = ab.iter().map(|g| g.2).collect();
+            indices.dedup();
+            assert_eq!(indices.len(), ab.len());
+        }
+        let mut s = round_robin(2, 1, 2);
+        seat_by_names(&mut s, &["x", "y"], 1);
+        assert_eq!(s[0].seats, [s[1].seats[1], s[1].seats[0]]);
+        // Seeds: the names in seat order and the index; openings shared by games 2m, 2m+1.
+        let seed = |n: [&str; 2], i| game_seed(7, "othello", n, i);
+        assert_ne!(seed(["a", "b"], 0), seed(["b", "a"], 0));
+        assert_ne!(seed(["a", "b"], 0), seed(["a", "b"], 1));
+        assert_ne!(seed(["a", "b"], 0), game_seed(7, "gomoku", ["a", "b"], 0));
+        assert_ne!(seed(["ab", "c"], 0), seed(["a", "bc"], 0));
+        let opening = |n: [&str; 2], i| opening_seed(7, "othello", n, i);
+        assert_eq!(opening(["a", "b"], 2), opening(["b", "a"], 3));
+        assert_ne!(opening(["a", "b"], 1), opening(["a", "b"], 2));
+        // Pinned: a seed must give the same games in every version.
+        assert_eq!(seed(["a", "b"], 0), 6442241695015569844);
     }
 
     #[test]

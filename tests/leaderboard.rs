@@ -320,7 +320,7 @@ fn grades_explain_forfeits_and_standings_recompute_them_byte_for_byte() {
         .lines()
         .next()
         .unwrap()
-        .ends_with(",reason,faults"));
+        .ends_with(",reason,faults,version,version_since"));
     assert!(
         line("sleeper").contains("against det-a: timeout at move 1 (no reply in 300 ms)"),
         "{grades_csv}"
@@ -329,7 +329,12 @@ fn grades_explain_forfeits_and_standings_recompute_them_byte_for_byte() {
         line("exit1").contains("against det-b: crash: exit status 1"),
         "{grades_csv}"
     );
-    assert!(line("det-c").ends_with(','), "no forfeits: {grades_csv}");
+    // The faults cell, before the version and its time (which hold no comma), is empty.
+    assert_eq!(
+        line("det-c").split(',').rev().nth(2),
+        Some(""),
+        "no forfeits: {grades_csv}"
+    );
     // In grades.md each forfeit links to its replay and the candidate's log, all present.
     let sleeper = grades_md
         .lines()

@@ -160,3 +160,48 @@ fn the_quick_start_installs_every_package_the_tests_need_issue_18() {
     assert!(quick.contains("cargo install --path ."), "{quick}");
     assert!(quick.contains("target/release/arena"), "{quick}");
 }
+
+#[test]
+fn the_koth_walk_through_runs_as_shown_issue_19() {
+    require_perl();
+    require_python3();
+    let text = readme();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::os::unix::fs::symlink(root.join("bots"), dir.join("bots")).unwrap();
+    let bin = dir.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_arena"), bin.join("arena")).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let walk = block(&text, "### A King-of-the-Hill leaderboard", "sh");
+    // What each `arena run` of the walk-through plays: the first run's one pairing, then
+    // only the games that changed (Morra: one game per pairing).
+    let mut played = Vec::new();
+    for line in walk.lines().filter(|l| !l.trim().is_empty()) {
+        let output = Command::new("sh")
+            .args(["-c", line])
+            .current_dir(dir)
+            .env("PATH", &path)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "`{line}` failed:\n{stderr}");
+        if line.starts_with("arena run") {
+            let summary = stderr.lines().find(|l| l.starts_with("played ")).unwrap();
+            played.push(summary.split_whitespace().nth(1).unwrap().to_string());
+        }
+    }
+    assert_eq!(played, ["1", "2", "2", "0"], "{walk}");
+    let board = std::fs::read_to_string(dir.join("public/leaderboard.md")).unwrap();
+    assert!(
+        board.contains("pattern") && board.contains("counter"),
+        "{board}"
+    );
+    assert!(!board.contains("frequent"), "{board}");
+}

@@ -96,20 +96,34 @@ fn piped_client(port: u16, name: &str, seed: u64) -> std::thread::JoinHandle<usi
             if first == "END" {
                 return games;
             }
-            let id: u64 = first.split(' ').nth(1).unwrap().parse().unwrap();
-            pipe_game(&mut c, id, seed, None);
+            pipe_game(&mut c, &seed_of(&first, &name, seed), None);
             games += 1;
         }
     })
 }
 
-/// Plays the rest of a game on `c` with the `random` bot (`pending`: a request already read).
-fn pipe_game(c: &mut Client, id: u64, seed: u64, mut pending: Option<String>) {
+/// The `ARENA_SEED` a local run gives `name` in the game of the `GAME` line `header`, in a
+/// tournament of seed `seed`: made of the names in seat order and the game's index.
+fn seed_of(header: &str, name: &str, seed: u64) -> String {
+    let words: Vec<&str> = header.split(' ').collect();
+    let (game, opponent, seat) = (words[2], words[3], words[4]);
+    let index = words[6].parse().unwrap();
+    let names = if seat == "first" {
+        [name, opponent]
+    } else {
+        [opponent, name]
+    };
+    arena::schedule::game_seed(seed, game, names, index).to_string()
+}
+
+/// Plays the rest of a game on `c` with the `random` bot, its `ARENA_SEED` `seed` (`pending`:
+/// a request already read).
+fn pipe_game(c: &mut Client, seed: &str, mut pending: Option<String>) {
     let bot = bundled("othello").join("random");
     let mut process = Command::new("/usr/bin/python3")
         .arg("bot.py")
         .current_dir(&bot)
-        .env("ARENA_SEED", arena::rng::derive_seed(seed, id).to_string())
+        .env("ARENA_SEED", seed)
         .env("ARENA_GAME", "othello")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -171,7 +185,6 @@ fn a_dropped_connection_replaced_within_the_grace_gets_the_game_back_issue_12() 
         if header == "END" {
             break;
         }
-        let id: u64 = header.split(' ').nth(1).unwrap().parse().unwrap();
         let request = c.line();
         drop(c);
         // Back within the grace: the same game, from its header and the pending request.
@@ -179,7 +192,7 @@ fn a_dropped_connection_replaced_within_the_grace_gets_the_game_back_issue_12() 
         assert!(ok.starts_with("OK "), "{ok}");
         assert_eq!(c.line(), header);
         assert_eq!(c.line(), request);
-        pipe_game(&mut c, id, 4, Some(request));
+        pipe_game(&mut c, &seed_of(&header, "phoenix", 4), Some(request));
         played += 1;
     }
     assert_eq!(played, 2);

@@ -218,15 +218,22 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
             ["END"] => break Ok(()),
-            ["GAME", id, _, opponent, seat, ms] => {
+            ["GAME", id, _, opponent, seat, ms, rest @ ..] => {
                 let (id, ms): (u64, u64) = (id.parse()?, ms.parse()?);
                 let seat = if *seat == "first" { Seat::A } else { Seat::B };
+                // The game's index in its pairing (servers before it sent none): with the
+                // names, what a local run's `ARENA_SEED` is made of.
+                let index = rest.first().and_then(|i| i.parse().ok()).unwrap_or(0);
+                let names = match seat {
+                    Seat::A => [args.name.as_str(), opponent],
+                    Seat::B => [opponent, args.name.as_str()],
+                };
                 eprintln!("game {id} against `{opponent}`");
                 let player = ProcessPlayer::new(
                     Arc::clone(&bot),
                     PlayerSettings {
                         game: game.name(),
-                        seed: crate::rng::derive_seed(seed, id),
+                        seed: crate::schedule::game_seed(seed, game.name(), names, index),
                         limits: MoveLimits {
                             move_time: Duration::from_millis(ms),
                             startup_time: Duration::from_secs(5),

@@ -9,7 +9,8 @@ use anyhow::{bail, Result};
 use crate::tournament::file::TournamentFile;
 use crate::tournament::plural;
 
-use super::standings::{comparable, first_difference, Part};
+use super::standings::{comparable, Part};
+use crate::tournament::file::first_difference;
 
 /// Whether the runs of `parts` may be pooled: each CSV one complete run (every game of its
 /// schedule, not a shard) with its `tournament.json` beside it, and all of them the same
@@ -99,10 +100,11 @@ fn check_complete(p: &Part, info: &TournamentFile) -> Result<()> {
         bail!("cannot pool `{name}`: it holds games of several runs");
     }
     let names: Vec<&str> = info.bots.iter().map(|b| b.name.as_str()).collect();
-    let wanted: BTreeSet<u64> = crate::tournament::schedule(&info.config, &names, &info.gauntlet)
-        .iter()
-        .map(|p| p.game_id)
-        .collect();
+    let wanted: BTreeSet<u64> =
+        crate::tournament::plan::field_schedule(&info.config, &names, &info.gauntlet)
+            .iter()
+            .map(|p| p.game_id)
+            .collect();
     let played: BTreeSet<u64> = p.games.iter().map(|g| g.game_id).collect();
     if played != wanted || p.games.len() != wanted.len() {
         let dir = p

@@ -21,6 +21,9 @@ impl ServeArgs {
     /// The run configuration with the network options in it, resolved.
     pub fn config(self) -> Result<RunConfig> {
         let mut config = self.run;
+        if config.output.update {
+            anyhow::bail!("`--update` applies to `arena run`, not `arena serve`");
+        }
         let mut serve = self.serve;
         serve.entrants = std::path::absolute(&serve.entrants)?;
         config.serve = Some(serve);

@@ -12,10 +12,10 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use crate::export;
-use crate::results::games::{read_table, GameTable};
-use crate::results::left_out;
+use crate::results::games::{read_table_except, GameTable};
+use crate::results::{left_out, superseded};
 use crate::standings::grades::{Gauntlet, Rule};
-use crate::tournament::file::TournamentFile;
+use crate::tournament::file::{first_difference, TournamentFile};
 
 #[derive(Debug, Args)]
 pub struct StandingsArgs {
@@ -66,7 +66,9 @@ pub fn run(args: StandingsArgs) -> Result<()> {
     }
     let mut parts = Vec::new();
     for csv in &args.csv {
-        let games = read_table(std::slice::from_ref(csv))?;
+        // Games superseded by `arena run --update` no longer count.
+        let superseded = superseded::read(&superseded::path(&beside(csv)))?;
+        let games = read_table_except(std::slice::from_ref(csv), &superseded)?;
         let info = csv
             .parent()
             .map(|d| {
@@ -275,31 +277,6 @@ pub(super) fn comparable(info: &TournamentFile) -> Result<serde_json::Value> {
     Ok(value)
 }
 
-/// The dotted path of the first value that differs between `a` and `b`, if any.
-pub(super) fn first_difference(
-    a: &serde_json::Value,
-    b: &serde_json::Value,
-    at: &str,
-) -> Option<String> {
-    match (a.as_object(), b.as_object()) {
-        (Some(x), Some(y)) => {
-            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            keys.into_iter().find_map(|k| {
-                let path = if at.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{at}.{k}")
-                };
-                let null = serde_json::Value::Null;
-                first_difference(x.get(k).unwrap_or(&null), y.get(k).unwrap_or(&null), &path)
-            })
-        }
-        _ => (a != b).then(|| at.to_string()),
-    }
-}
-
 /// The bots the runs of `parts` left out, each once, in the order listed. When `grading` and a
 /// CSV has neither `left_out.csv` nor `tournament.json` beside it, says so on stderr: such
 /// bots, which played no game, cannot be graded.
@@ -362,6 +339,7 @@ fn gauntlet(
         never_ran: left_out.to_vec(),
         rule: args.pass.unwrap_or_default(),
         move_time: info.map(|i| i.config.move_limits().move_time),
+        versions: info.map(TournamentFile::versions).unwrap_or_default(),
     }))
 }
 

@@ -73,13 +73,20 @@ pub fn csv(g: &Grades) -> String {
     }
     header.push("reason".to_string());
     header.push("faults".to_string());
+    // Which version was graded, when `tournament.json` tells (after the older columns).
+    let versions = !g.versions.is_empty();
+    if versions {
+        header.extend(["version".to_string(), "version_since".to_string()]);
+    }
     // Writing into memory cannot fail, so neither can these.
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record(&header).expect("writing to memory");
     for row in &g.rows {
         let mut cells = vec![row.candidate.clone(), row.word().to_string()];
         if matches!(row.verdict, Verdict::NeverRan(_)) {
-            cells.extend(std::iter::repeat_n(String::new(), header.len() - 4));
+            // Blank up to `reason` and `faults` (and the version columns, filled below).
+            let blank = header.len() - 4 - if versions { 2 } else { 0 };
+            cells.extend(std::iter::repeat_n(String::new(), blank));
         } else {
             let (games, points, available) = (row.games(), row.points(), row.available());
             cells.push(games.to_string());
@@ -103,6 +110,10 @@ pub fn csv(g: &Grades) -> String {
             .map(|f| format!("game {} against {}: {}", f.game_id, f.opponent, f.words))
             .collect();
         cells.push(faults.join("; "));
+        if versions {
+            let v = g.versions.get(&row.candidate);
+            cells.extend(v.cloned().unwrap_or_default());
+        }
         w.write_record(&cells).expect("writing to memory");
     }
     let bytes = w.into_inner().expect("writing to memory");

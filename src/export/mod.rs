@@ -245,6 +245,7 @@ mod tests {
                 never_ran: vec![("broken".into(), "`build` failed".into())],
                 rule: Rule::BeatAll,
                 move_time: None,
+                versions: Default::default(),
             }),
             ..ReportOptions::default()
         };

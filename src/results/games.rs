@@ -371,7 +371,7 @@ mod reader;
 #[cfg(test)]
 pub(crate) use reader::complete_length;
 use reader::Row;
-pub use reader::{read_games, read_table};
+pub use reader::{read_games, read_table, read_table_except};
 
 #[path = "games_writer.rs"]
 mod writer;

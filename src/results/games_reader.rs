@@ -29,6 +29,24 @@ pub fn read_table(paths: &[PathBuf]) -> Result<GameTable> {
     Ok(table)
 }
 
+/// Reads games CSVs as [`read_table`] does, leaving out the games whose id is in `skip` (the
+/// superseded ones).
+pub fn read_table_except(
+    paths: &[PathBuf],
+    skip: &std::collections::HashSet<u64>,
+) -> Result<GameTable> {
+    let mut table = GameTable::default();
+    let mut seen = Seen::default();
+    for path in paths {
+        read_rows(path, &mut seen, |row| {
+            if !skip.contains(&row.game_id) {
+                table.push_row(&row)
+            }
+        })?;
+    }
+    Ok(table)
+}
+
 /// One row of `games.csv`, its text fields borrowed from the reader's buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Row<'a> {

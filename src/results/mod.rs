@@ -3,6 +3,7 @@
 pub mod games;
 pub mod left_out;
 pub mod replay;
+pub mod superseded;
 
 use games::{Culprit, GameResult, Reason};
 

@@ -79,12 +79,15 @@ impl Swiss {
                 game_id: id,
                 seats,
                 opening: id,
+                // The two bots meet once: the pair's games are their pairing's 0 and 1.
+                index: 0,
             });
             games.push(Pairing {
                 round,
                 game_id: id + 1,
                 seats: [seats[1], seats[0]],
                 opening: id,
+                index: 1,
             });
         }
         Round { games, bye }

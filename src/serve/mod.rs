@@ -70,11 +70,12 @@ impl Remotes for Entrance {
             .map(|c| if c.is_whitespace() { '_' } else { c })
             .collect();
         let header = format!(
-            "GAME {} {} {opponent} {} {}",
+            "GAME {} {} {opponent} {} {} {}",
             s.game.game_id,
             hub.game,
             if s.seat == Seat::A { "first" } else { "second" },
-            move_time.as_millis()
+            move_time.as_millis(),
+            s.game.index
         );
         let player = RemotePlayer::new(Box::new(door), header, move_time + hub.grace);
         if hub.game.has_public_moves() {
@@ -309,6 +310,7 @@ fn field(config: &RunConfig, locals: Vec<String>, references: Vec<String>) -> ht
         never_ran: Vec::new(),
         rule: config.tournament.pass,
         move_time: Some(config.move_limits().move_time),
+        versions: Default::default(),
     });
     http::Field { locals, gauntlet }
 }

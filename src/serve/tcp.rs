@@ -1,6 +1,6 @@
 //! The TCP front door: `HELLO <name> <token> [moves]`, then `OK <name> <game>` and a wait for
 //! a game (or `ERROR <message>` and the connection closes). A game is `GAME <id> <game>
-//! <opponent> <first|second> <move-ms>` and the request lines of a local `lines` bot, one
+//! <opponent> <first|second> <move-ms> <index>` and the request lines of a local `lines` bot, one
 //! reply line each (with `moves`, in board games each after a `MOVES ...` line: the game's
 //! moves so far); the connection closes when the game ends. `END`: no more games for the
 //! entrant.

@@ -237,6 +237,8 @@ pub struct Grades {
     pub rule: Rule,
     pub references: Vec<String>,
     pub rows: Vec<Grade>,
+    /// The version graded of each candidate, as [`Gauntlet::versions`].
+    pub versions: std::collections::BTreeMap<String, [String; 2]>,
 }
 
 /// What a gauntlet is graded on: its references (in the order given), its candidates, the
@@ -250,6 +252,9 @@ pub struct Gauntlet {
     pub rule: Rule,
     /// The time allowed per move, to explain timeouts (`None` when not known).
     pub move_time: Option<Duration>,
+    /// Which version of each candidate was graded: its checksum digest and since when it
+    /// played (from `tournament.json`; empty when not known).
+    pub versions: std::collections::BTreeMap<String, [String; 2]>,
 }
 
 /// Grades every candidate of `gauntlet`, those that never ran included.
@@ -263,6 +268,7 @@ pub fn compute(games: &GameTable, gauntlet: &Gauntlet) -> Grades {
         never_ran,
         rule,
         move_time,
+        versions,
     } = gauntlet;
     let rule = *rule;
     let blank = || -> Vec<Versus> {
@@ -368,6 +374,7 @@ pub fn compute(games: &GameTable, gauntlet: &Gauntlet) -> Grades {
         rule,
         references: references.to_vec(),
         rows: rows.into_values().collect(),
+        versions: versions.clone(),
     }
 }
 

@@ -30,6 +30,7 @@ pub(crate) fn graded(
         never_ran: never_ran.to_vec(),
         rule,
         move_time: Some(std::time::Duration::from_secs(20)),
+        versions: Default::default(),
     };
     compute(&GameTable::from_records(games), &gauntlet)
 }

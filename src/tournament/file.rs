@@ -30,6 +30,27 @@ pub struct TournamentFile {
     pub bots: Vec<BotEntry>,
     /// Bots that could not play, and why.
     pub excluded: Vec<Excluded>,
+    /// The fields the tournament's games were planned for, oldest first, once `--update`
+    /// changed its field: how each `game_id` maps to its game. Empty for a tournament of one
+    /// field (`bots`), whose game ids are the positions in its schedule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<Block>,
+}
+
+/// Games given ids for one field of a tournament: the first run, or one `--update`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    /// The id of the block's first game; the others follow.
+    pub first_game_id: u64,
+    /// The field's bots by name, in schedule order.
+    pub bots: Vec<String>,
+    /// Its gauntlet's references, by name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gauntlet: Vec<String>,
+    /// The positions (from 1) in the field's schedule of the block's games, as inclusive
+    /// ranges; absent for the first run, whose game ids are the positions (of its shard).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positions: Option<Vec<[u64; 2]>>,
 }
 
 /// A bot in `tournament.json`.
@@ -48,9 +69,24 @@ pub struct BotEntry {
     /// A remote entrant of `arena serve` (it has no program here); listed after the local bots.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub remote: bool,
+    /// When this version of the bot (these checksums) joined the tournament (UTC, RFC 3339);
+    /// absent: when the tournament started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
 }
 
 impl BotEntry {
+    /// A short digest of the bot's checksums: which version of it played (`grades.csv`).
+    pub fn version(&self) -> String {
+        use sha2::Digest;
+        let mut hasher = sha2::Sha256::new();
+        for (file, hash) in &self.checksums {
+            hasher.update(format!("{file}\0{hash}\n"));
+        }
+        let digest = hasher.finalize();
+        digest[..6].iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     /// The entry of a remote entrant.
     pub fn remote(name: String) -> BotEntry {
         BotEntry {
@@ -61,6 +97,7 @@ impl BotEntry {
             program: PathBuf::new(),
             checksums: BTreeMap::new(),
             remote: true,
+            since: None,
         }
     }
 }
@@ -92,6 +129,31 @@ impl TournamentFile {
             .iter()
             .map(|e| (e.name.clone(), e.reason.clone()))
             .collect()
+    }
+
+    /// Which version of each local bot plays, by name: its checksum digest and since when
+    /// (`grades.csv`).
+    pub fn versions(&self) -> std::collections::BTreeMap<String, [String; 2]> {
+        (self.bots.iter().filter(|b| !b.remote))
+            .map(|b| {
+                let since = b.since.clone().unwrap_or_else(|| self.started_at.clone());
+                (b.name.clone(), [b.version(), since])
+            })
+            .collect()
+    }
+
+    /// The blocks of the tournament's game ids: [`TournamentFile::blocks`], or for a tournament
+    /// of one field, the one block of its first run.
+    pub fn blocks_or_first(&self) -> Vec<Block> {
+        if !self.blocks.is_empty() {
+            return self.blocks.clone();
+        }
+        vec![Block {
+            first_game_id: 1,
+            bots: self.bots.iter().map(|b| b.name.clone()).collect(),
+            gauntlet: self.gauntlet.clone(),
+            positions: None,
+        }]
     }
 
     /// Reads the file of an output directory, of this layout or the first one.
@@ -234,5 +296,26 @@ impl TournamentFile {
             title,
             rows.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
         )
+    }
+}
+
+/// The dotted path of the first value that differs between `a` and `b`, if any.
+pub fn first_difference(a: &serde_json::Value, b: &serde_json::Value, at: &str) -> Option<String> {
+    match (a.as_object(), b.as_object()) {
+        (Some(x), Some(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter().find_map(|k| {
+                let path = if at.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{at}.{k}")
+                };
+                let null = serde_json::Value::Null;
+                first_difference(x.get(k).unwrap_or(&null), y.get(k).unwrap_or(&null), &path)
+            })
+        }
+        _ => (a != b).then(|| at.to_string()),
     }
 }

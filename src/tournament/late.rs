@@ -129,8 +129,8 @@ pub fn open(
 /// The games of bot `bot` joining late against each of `opponents`: `games` per pairing in
 /// each of `rounds` rounds, seats alternating as in the schedule, numbered after `last_id`.
 ///
-/// This is the one place appended games get their identity: each game's seed is derived from
-/// its `game_id` by the runner, as every scheduled game's is.
+/// This is the one place appended games get their identity: each game's seed is derived by
+/// the runner from the two names and its index in the pairing, as every scheduled game's is.
 fn appended(
     bot: usize,
     opponents: &[usize],
@@ -152,6 +152,7 @@ fn appended(
                     game_id,
                     seats: if first { [bot, other] } else { [other, bot] },
                     opening: game_id - u64::from(g % 2),
+                    index: crate::schedule::game_index(round, g, games),
                 });
             }
         }

@@ -117,6 +117,7 @@ impl LegacyFile {
                 keep_work: self.keep_work,
                 anchor: self.anchor,
                 quiet: false,
+                update: false,
             },
             serve: None,
         };
@@ -129,6 +130,7 @@ impl LegacyFile {
             gauntlet: self.gauntlet,
             bots: self.bots,
             excluded: self.excluded,
+            blocks: Vec::new(),
         })
     }
 }

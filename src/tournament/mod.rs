@@ -1,5 +1,6 @@
-//! Runs a whole tournament: prepares the bots, plays the schedule on `--jobs` parallel games,
-//! records every game as it ends, and writes the outputs. `resume` continues one that stopped.
+//! Runs a whole tournament: prepares the bots, plans the games (all of a new tournament's,
+//! those a stopped one did not finish, those an `--update` changed), plays them on `--jobs`
+//! parallel games, records every game as it ends, and writes the outputs for the field.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -12,17 +13,18 @@ use crate::bot::prepare::PreparedBot;
 use crate::bot::workspace::Workspace;
 
 use crate::config::RunConfig;
-use crate::export;
 use crate::player::check::check_engines;
 use crate::results::games::{read_games, GameRecord, GamesWriter};
 use crate::sandbox::Sandbox;
-use crate::schedule::{round_robin, Pairing};
 
+mod field;
 pub mod file;
 pub mod late;
 mod legacy;
 mod lineup;
 mod lock;
+pub mod plan;
+mod play;
 mod progress;
 pub mod remote;
 pub mod runner;
@@ -30,14 +32,14 @@ mod sprt;
 mod swiss;
 #[cfg(test)]
 mod tests;
+mod update;
+mod write;
 
-use file::{BotEntry, Excluded, TournamentFile};
-use lineup::Lineup;
+use file::{BotEntry, TournamentFile};
 pub use lock::Stops;
 use lock::{signal_name, OutputLock};
-use progress::{describe, progress_bar};
-use remote::{Mixed, NoRemotes, Remotes};
-use runner::Settings;
+use plan::Planned;
+use remote::{NoRemotes, Remotes};
 
 /// What a finished run reports.
 #[derive(Debug)]
@@ -123,52 +125,39 @@ impl std::fmt::Display for Interrupted {
 
 impl std::error::Error for Interrupted {}
 
-/// Runs a new tournament into the configuration's output directory.
+/// Runs a new tournament into the configuration's output directory (with `--update`, updates
+/// the one it holds).
 pub async fn run(config: RunConfig) -> Result<Summary> {
     run_with(config, Arc::new(NoRemotes)).await
 }
 
 /// Runs a new tournament whose players are the configuration's bots and `remotes`.
-pub async fn run_with<R: Remotes>(config: RunConfig, remotes: Arc<R>) -> Result<Summary> {
+pub async fn run_with<R: Remotes>(mut config: RunConfig, remotes: Arc<R>) -> Result<Summary> {
     let remote_count = remotes.names().len();
     let started = Instant::now();
     let started_wall = std::time::SystemTime::now();
     let out = config.out().to_path_buf();
-    let loaded = crate::bot::load_all(&config.all_bots(), config.game);
-    let is_reference = |source: &Path| {
-        config
-            .tournament
-            .gauntlet
-            .iter()
-            .any(|r| Path::new(&r.to_string()) == source)
-    };
-    for rejected in &loaded.rejected {
-        if is_reference(&rejected.source) {
-            bail!(
-                "reference bot `{}` cannot play: {}",
-                rejected.name,
-                rejected.reason
-            );
-        }
-        eprintln!(
-            "warning: bot `{}` is left out: {}",
-            rejected.name, rejected.reason
-        );
-    }
-    let specs = loaded.specs;
-    if specs.len() + remote_count < 2 && config.tournament.gauntlet.is_empty() {
-        return Err(too_few_bots(
-            specs.len() + remote_count,
-            loaded.rejected.len(),
-        ));
-    }
+    let loaded = field::load(&config, remote_count)?;
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create `{}`", out.display()))?;
     let lock = OutputLock::acquire(&out)?;
     let games_path = out.join("games.csv");
-    if games_path.exists() {
+    let held = file::path(&out).exists() || games_path.exists();
+    if config.output.update && held {
+        let summary = update::update(config, loaded, started, remotes).await;
+        drop(lock);
+        return summary;
+    }
+    // `--update` with nothing to update runs a new tournament, its seed drawn now.
+    config
+        .tournament
+        .seed
+        .get_or_insert_with(crate::config::random_seed);
+    if held {
         bail!(
-            "`{}` already exists: choose another `--out`, or continue it with `arena resume {}`",
-            games_path.display(),
+            "`{}` already holds a tournament: add `--update` to play only the games of new, \
+             revised or removed bots, continue a stopped one with `arena resume {}`, or \
+             choose another `--out`",
+            out.display(),
             out.display()
         );
     }
@@ -177,48 +166,8 @@ pub async fn run_with<R: Remotes>(config: RunConfig, remotes: Arc<R>) -> Result<
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "run".to_string());
-    let references: Vec<String> = specs[..config.tournament.gauntlet.len()]
-        .iter()
-        .map(|s| s.name.clone())
-        .collect();
-    let (bots, mut excluded) = workspace.prepare_all(specs, config.jobs()).await?;
-    let bots = check_engines(
-        bots,
-        &mut excluded,
-        &config.player_settings(),
-        config.jobs(),
-    )
-    .await;
-    for (spec, reason) in &excluded {
-        if references.contains(&spec.name) {
-            bail!("reference bot `{}` cannot play: {reason}", spec.name);
-        }
-        eprintln!("warning: bot `{}` is left out: {reason}", spec.name);
-    }
-    // A gauntlet whose candidates all failed still grades them (as never run).
-    if bots.len() + remote_count < 2 && references.is_empty() {
-        return Err(too_few_bots(
-            bots.len() + remote_count,
-            loaded.rejected.len() + excluded.len(),
-        ));
-    }
-    let mut entries = Vec::new();
-    for b in &bots {
-        entries.push(BotEntry {
-            name: b.spec.name.clone(),
-            source: if b.spec.inline {
-                b.spec.source.clone()
-            } else {
-                std::path::absolute(&b.spec.source)
-                    .with_context(|| format!("cannot resolve `{}`", b.spec.source.display()))?
-            },
-            command: b.spec.command.clone(),
-            protocol: b.spec.protocol,
-            program: b.program.clone(),
-            checksums: crate::bot::checksums(&b.spec.source, &config.sandbox.share)?,
-            remote: false,
-        });
-    }
+    let field = loaded.prepare(&config, &workspace, remote_count).await?;
+    let mut entries = field.entries;
     entries.extend(remotes.names().into_iter().map(BotEntry::remote));
     let info = TournamentFile {
         format: file::FORMAT,
@@ -226,26 +175,25 @@ pub async fn run_with<R: Remotes>(config: RunConfig, remotes: Arc<R>) -> Result<
         run: run_id,
         started_at: humantime::format_rfc3339_seconds(started_wall).to_string(),
         config,
-        gauntlet: references,
+        gauntlet: field.references,
         bots: entries,
-        excluded: loaded
-            .rejected
-            .into_iter()
-            .map(|r| Excluded {
-                name: r.name,
-                source: r.source,
-                reason: r.reason,
-            })
-            .chain(excluded.iter().map(|(s, reason)| Excluded {
-                name: s.name.clone(),
-                source: s.source.clone(),
-                reason: reason.clone(),
-            }))
-            .collect(),
+        excluded: field.excluded,
+        blocks: Vec::new(),
     };
     info.write(&out)?;
     let writer = GamesWriter::create(&games_path)?;
-    let summary = finish(info, workspace, bots, Vec::new(), writer, started, remotes).await;
+    let planned = plan::plan(&info, None, &[], &HashSet::new(), &HashSet::new());
+    let summary = finish(
+        info,
+        workspace,
+        field.bots,
+        Vec::new(),
+        planned,
+        writer,
+        started,
+        remotes,
+    )
+    .await;
     drop(lock);
     summary
 }
@@ -294,13 +242,15 @@ pub async fn resume_with<R: Remotes>(
         let now = crate::bot::checksums(&entry.source, &info.config.sandbox.share)?;
         if let Some(file) = changed_file(&entry.checksums, &now) {
             bail!(
-                "bot `{}` changed since the tournament started: {file}; the tournament cannot be resumed",
+                "bot `{}` changed since the tournament started: {file}; the tournament cannot \
+                 be resumed (`arena run ... --update` replays its games)",
                 entry.name
             );
         }
     }
     let games_path = out.join("games.csv");
-    let done = read_games(std::slice::from_ref(&games_path))?;
+    let records = read_games(std::slice::from_ref(&games_path))?;
+    let dropped = crate::results::superseded::read(&crate::results::superseded::path(out))?;
     let writer = GamesWriter::reopen(&games_path)?;
 
     let work = out.join("work");
@@ -318,14 +268,38 @@ pub async fn resume_with<R: Remotes>(
             spec.name
         );
     }
+    let planned = plan::plan(&info, Some(&info), &records, &dropped, &HashSet::new());
+    let counted = counting(records, &dropped, &planned);
     eprintln!(
         "resuming `{}`: {} already played",
         info.run,
-        plural(done.len(), "game")
+        plural(counted.len(), "game")
     );
-    let summary = finish(info, workspace, bots, done, writer, started, remotes).await;
+    if let Some(block) = planned.block.clone() {
+        info.blocks = info.blocks_or_first();
+        info.blocks.push(block);
+        info.write(out)?;
+    }
+    let summary = finish(
+        info, workspace, bots, counted, planned, writer, started, remotes,
+    )
+    .await;
     drop(lock);
     summary
+}
+
+/// The games of `records` that still count: neither `dropped` before nor superseded by the
+/// plan.
+fn counting(
+    records: Vec<GameRecord>,
+    dropped: &HashSet<u64>,
+    planned: &Planned,
+) -> Vec<GameRecord> {
+    let superseded: HashSet<u64> = planned.superseded.iter().map(|(id, _)| *id).collect();
+    records
+        .into_iter()
+        .filter(|r| !dropped.contains(&r.game_id) && !superseded.contains(&r.game_id))
+        .collect()
 }
 
 /// The first difference between a bot's recorded and current checksums, described.
@@ -387,199 +361,38 @@ fn workspace(config: &RunConfig, resuming: bool) -> Result<Workspace> {
     Ok(workspace)
 }
 
-/// The games a run plays: a round robin or a gauntlet, or one shard of it.
-pub fn schedule(config: &RunConfig, names: &[&str], references: &[String]) -> Vec<Pairing> {
-    let (rounds, games) = match config.format.sprt_games() {
-        // An SPRT match is one long pairing, cut short when the test decides.
-        Some(games) => (1, games),
-        None => (config.tournament.rounds, config.games_per_pairing()),
-    };
-    let schedule = if config.format.format == crate::config::Format::Swiss {
-        Vec::new() // planned round by round as the games end
-    } else if references.is_empty() {
-        round_robin(names.len(), rounds, games)
-    } else {
-        let (refs, candidates): (Vec<usize>, Vec<usize>) =
-            (0..names.len()).partition(|&i| references.iter().any(|r| r == names[i]));
-        crate::schedule::gauntlet(&candidates, &refs, rounds, games)
-    };
-    match config.tournament.shard {
-        Some(shard) => crate::schedule::shard(schedule, shard.index, shard.count, config.seed()),
-        None => schedule,
-    }
-}
-
-/// Plays the games of the schedule not yet played, then writes the outputs of all games.
+/// The plan → play → write of every run: sets aside the games the plan supersedes, plays its
+/// games after `counted` (the recorded games that still count), then writes every output.
+#[allow(clippy::too_many_arguments)]
 async fn finish<R: Remotes>(
     info: TournamentFile,
     workspace: Workspace,
     bots: Vec<Arc<PreparedBot>>,
-    mut records: Vec<GameRecord>,
+    mut counted: Vec<GameRecord>,
+    planned: Planned,
     mut writer: GamesWriter,
     started: Instant,
     remotes: Arc<R>,
 ) -> Result<Summary> {
-    let config = &info.config;
-    let out = config.out().to_path_buf();
+    let out = info.config.out().to_path_buf();
     crate::results::left_out::write(&out, &info.left_out())?;
-    let before = records.len();
-    let references = &info.gauntlet;
-    let remote_names = remotes.names();
-    let names: Vec<&str> = (bots.iter().map(|b| b.spec.name.as_str()))
-        .chain(remote_names.iter().map(String::as_str))
-        .collect();
-    let schedule = schedule(config, &names, references);
-    let rounds = swiss::Rounds::new(config, &names, &records);
-    let total = schedule.len() + rounds.as_ref().map_or(0, swiss::Rounds::total);
-    let mut test = (config.format.sprt)
-        .map(|b| sprt::Match::new(b, sprt::bots(&names, references), &schedule, &out));
-    let done: HashSet<u64> = records.iter().map(|r| r.game_id).collect();
-    let pending: Vec<Pairing> = schedule
-        .into_iter()
-        .filter(|p| !done.contains(&p.game_id))
-        .collect();
-    let pending = sprt::resumed(test.as_mut(), &records, pending)?;
-    let late = late::open(config, bots.len(), &names, references, &pending, &records);
-    let limits = config.move_limits();
-    let settings = Arc::new(Settings {
-        run_id: info.run.clone(),
-        game: config.game,
-        rules: config.rules,
-        seed: config.seed(),
-        opening_plies: config.tournament.opening_plies,
-        jobs: config.jobs(),
-        replays: config.replays().then(|| out.join("replays")),
-        move_time: limits.move_time,
-    });
-    let instances = workspace.instances(bots.len());
-    let lineup = Lineup::new(
+    let before = counted.len();
+    let mut played = play::play(
+        &info,
+        workspace,
         bots,
-        instances,
-        config.instances(),
-        config.player_settings(),
-    );
-    let seats = Arc::new(Mixed::new(lineup, Arc::clone(&remotes), config.jobs()));
-    // Friendly games may be asked for from now; the schedule's games wait for the start.
-    let locals: Vec<String> = (seats.lineup.bots.iter())
-        .map(|b| b.spec.name.clone())
-        .collect();
-    let games = pending.len() as u64;
-    let progress = progress_bar(games, !config.output.quiet);
-    let plan = runner::Plan {
-        start: remotes.start(seats.first_remote(), &pending),
-        friendly: remotes.friendly(&locals),
-        late: late.and_then(|(door, rx)| remotes.late(door).then_some(rx)),
-        schedule: pending,
-        enough: test.as_mut().map(|t| t.rule(progress.clone())),
-        more: rounds.as_ref().map(|r| r.rule(progress.clone())),
-    };
-    // One listener for the whole run: it keeps a signal that arrives between two polls.
-    let mut stops = Stops::listen()?;
-    let mut stopped_by = 0;
-    let played = runner::play_schedule(
-        &settings,
-        &seats,
-        seats.len(),
-        plan,
-        async {
-            stopped_by = stops.next().await;
-        },
-        &mut |record| {
-            writer.append(record)?;
-            progress.inc(1);
-            progress.set_message(describe(record));
-            Ok(())
-        },
+        planned.games,
+        &counted,
+        planned.total,
+        &mut writer,
+        remotes,
     )
-    .await;
-    progress.finish_and_clear();
-    remotes.close();
-    if played.as_ref().is_ok_and(|p| p.interrupted) {
-        tokio::spawn(async move {
-            // A second signal exits at once, even while the workspace is cleaned up.
-            let signal = stops.next().await;
-            std::process::exit(128 + signal);
-        });
-    }
-    let bots = Arc::into_inner(seats).map_or_else(Vec::new, |s| s.lineup.bots);
-    let closed = workspace.close(bots);
-    let played = played?;
-    closed?;
-    records.extend(played.records);
-    sprt::finished(test.as_ref(), config.output.quiet)?;
-    if played.interrupted {
-        return Err(Interrupted {
-            played: records.len(),
-            total,
-            out,
-            signal: stopped_by,
-        }
-        .into());
-    }
-
-    let (title, description) = info.describe();
-    let swiss_table = rounds.as_ref().map(|r| r.table(&records));
-    let gauntlet = (!references.is_empty()).then(|| {
-        // A gauntlet's candidates: the bots that played that are not references (those who
-        // joined late included), and those that never ran.
-        let mut candidates: Vec<String> = info
-            .bots
-            .iter()
-            .map(|b| b.name.clone())
-            .chain(info.excluded.iter().map(|e| e.name.clone()))
-            .chain(
-                records
-                    .iter()
-                    .flat_map(|r| [r.bot_a.clone(), r.bot_b.clone()]),
-            )
-            .filter(|n| !references.contains(n))
-            .collect();
-        candidates.sort();
-        candidates.dedup();
-        crate::standings::grades::Gauntlet {
-            references: references.clone(),
-            candidates,
-            never_ran: info.left_out(),
-            rule: config.tournament.pass,
-            move_time: Some(config.move_limits().move_time),
-        }
-    });
-    let written = export::write_all(
-        &out,
-        &crate::results::games::GameTable::from_records(&records),
-        &export::ReportOptions {
-            anchor: config.output.anchor.clone(),
-            title,
-            config: description,
-            replays: config
-                .replays()
-                .then(|| export::html::ReplayDir::beside(out.join("replays")))
-                .into_iter()
-                .collect(),
-            logs: true,
-            gauntlet,
-            left_out: info.left_out(),
-            sprt: test.as_ref().map(sprt::Match::state),
-            swiss: swiss_table.clone(),
-        },
-    )?;
-    crate::stdout::print(format_args!(
-        "{}\n{}",
-        export::markdown::standings(&written.standings),
-        export::markdown::crosstable(&written.standings)
-    ))
-    .context("cannot write the standings to stdout")?;
-    if let Some(table) = &swiss_table {
-        let table = swiss::write(&out, table)?;
-        crate::stdout::print(format_args!("\n{table}")).context("cannot write to stdout")?;
-    }
-    if let Some(grades) = &written.grades {
-        crate::stdout::print(format_args!("\n{}", export::terminal::grades(grades)))
-            .context("cannot write the grades to stdout")?;
-    }
+    .await?;
+    counted.append(&mut played.records);
+    write::outputs(&info, &counted, &played)?;
     Ok(Summary {
-        played: records.len() - before,
-        games: records.len(),
+        played: counted.len() - before,
+        games: counted.len(),
         elapsed: started.elapsed(),
         left_out: info.left_out(),
     })

@@ -17,8 +17,8 @@ use crate::player::Player;
 use crate::referee::{self, Outcome};
 use crate::results::games::GameRecord;
 use crate::results::replay::{Header, Move, Replay};
-use crate::rng::{derive_seed, Rng};
-use crate::schedule::Pairing;
+use crate::rng::Rng;
+use crate::schedule::{game_seed, opening_seed, Pairing};
 
 /// Makes the players of each game: bot processes in a tournament, scripts in tests.
 pub trait Seats: Send + Sync + 'static {
@@ -85,6 +85,9 @@ pub struct GameSeed {
     pub seed: u64,
     /// The players of the game, seat A first (indices into the schedule's bots).
     pub seats: [usize; 2],
+    /// The game's index in its pairing ([`Pairing::index`]), which a remote entrant's
+    /// `ARENA_SEED` is made of.
+    pub index: u32,
 }
 
 /// What is the same for every game of a run.
@@ -398,13 +401,15 @@ async fn play_game<S: Seats>(
     pairing: Pairing,
 ) -> Result<(Pairing, Outcome, Duration)> {
     let started = Instant::now();
+    let names = pairing.seats.map(|s| seats.name(s).to_string());
+    let (kind, pair) = (settings.game.name(), [names[0].as_str(), names[1].as_str()]);
     let game = GameSeed {
         game_id: pairing.game_id,
-        seed: derive_seed(settings.seed, pairing.game_id),
+        seed: game_seed(settings.seed, kind, pair, pairing.index),
         seats: pairing.seats,
+        index: pairing.index,
     };
-    let names = pairing.seats.map(|s| seats.name(s).to_string());
-    let opening_seed = derive_seed(settings.seed ^ OPENING_SALT, pairing.opening);
+    let opening_seed = opening_seed(settings.seed, kind, pair, pairing.index);
     let (mut rules, opening) = opening(
         settings.game,
         &settings.rules,
@@ -477,9 +482,6 @@ async fn play_game<S: Seats>(
     }
     Ok((pairing, outcome, started.elapsed()))
 }
-
-/// Mixed into the tournament seed for openings, so they are independent of game seeds.
-const OPENING_SALT: u64 = 0x6f70_656e_696e_6773;
 
 /// A game after `plies` random legal plies, and those plies with who played them. Openings
 /// that end the game are drawn again; if none can be found the game starts from the usual

@@ -381,6 +381,7 @@ fn friendly_games_are_played_by_the_same_loop_but_kept_out_of_the_tournament_s_r
         game_id,
         seats,
         opening: game_id,
+        index: 0,
     };
     tx.send(friendly(1_000_000_001, [0, 1])).unwrap();
     tx.send(friendly(1_000_000_002, [2, 0])).unwrap();
@@ -420,6 +421,7 @@ fn friendly_games_are_played_before_the_start_and_the_schedule_waits_for_it() {
         game_id: friendly,
         seats: [1, 0],
         opening: friendly,
+        index: 0,
     })
     .unwrap();
     // The start comes once the friendly game is over.

@@ -383,6 +383,7 @@ fn results_come_first_and_the_configuration_last_collapsed() {
             never_ran: vec![("gone".into(), "`build` failed".into())],
             rule: Rule::BeatAll,
             move_time: None,
+            versions: Default::default(),
         },
     );
     let html = render(&HtmlReport {

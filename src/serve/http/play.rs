@@ -34,11 +34,11 @@ pub struct Joined {
 }
 
 impl Joined {
-    /// Reads `GAME <id> <game> <opponent> <first|second> <move-ms>`.
+    /// Reads `GAME <id> <game> <opponent> <first|second> <move-ms> [<index>]`.
     fn parse(header: &str) -> Option<Joined> {
         let words: Vec<&str> = header.split_whitespace().collect();
         match words.as_slice() {
-            ["GAME", id, kind, opponent, seat, ms] => Some(Joined {
+            ["GAME", id, kind, opponent, seat, ms, ..] => Some(Joined {
                 game: id.parse().ok()?,
                 seat: seat.to_string(),
                 opponent: opponent.to_string(),
