@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::bot::BotSource;
 use crate::game::{GameConfig, GameKind};
 use crate::player::process::MoveLimits;
+use crate::schedule::openings::{Book, BookOptions};
 use crate::schedule::Shard;
 use crate::standings::grades::Rule;
 
@@ -88,8 +89,13 @@ pub struct TournamentOptions {
 
     /// Start each pair of colour-swapped games from the same random position reached by this
     /// many random legal plies (othello, gomoku).
+    /// With `--openings`, random plies played after each line of the book.
     #[arg(long, default_value_t = 0)]
     pub opening_plies: u32,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub book: BookOptions,
 
     /// Seed for every random choice, also passed to bots as `ARENA_SEED` (per game)
     /// [default: random, recorded in `tournament.json`].
@@ -240,6 +246,9 @@ impl RunConfig {
         if self.tournament.opening_plies > 0 && !game.has_openings() {
             bail!("`--opening-plies` applies to othello and gomoku, not `{game}`");
         }
+        if self.tournament.book.openings.is_some() && !game.has_openings() {
+            bail!("`--openings` applies to othello and gomoku, not `{game}`: its games have no position to start from");
+        }
         // `arena serve` may have remote entrants only.
         if self.bots.is_empty() && self.serve.is_none() {
             let dir = PathBuf::from("bots").join(game.name());
@@ -275,6 +284,8 @@ impl RunConfig {
         t.games.get_or_insert(game.default_games());
         t.seed.get_or_insert_with(random_seed);
         t.jobs.get_or_insert(num_cpus() as u32);
+        t.book.record()?;
+        self.book()?;
         self.time.move_time.get_or_insert(game.default_move_time());
         self.sandbox
             .pause_opponent
@@ -305,6 +316,11 @@ impl RunConfig {
     /// Games played at once.
     pub fn jobs(&self) -> usize {
         self.tournament.jobs.map_or(num_cpus(), |j| j as usize)
+    }
+
+    /// The book of `--openings`, checked line by line and against its recorded checksum.
+    pub fn book(&self) -> Result<Option<Book>> {
+        (self.tournament.book).load(self.game, &self.rules, self.seed())
     }
 
     /// Games one bot may play at once.

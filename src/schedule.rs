@@ -3,6 +3,8 @@
 
 use crate::rng::{derive_seed, Rng};
 
+pub mod openings;
+
 /// One game of the schedule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pairing {
@@ -15,6 +17,10 @@ pub struct Pairing {
     /// The same for the two colour-swapped games of a pairing (the `game_id` of the first of
     /// them), so both start from the same random opening.
     pub opening: u64,
+    /// Which colour-swapped pair of games of its two bots this game belongs to, from 0, over
+    /// all rounds: games `2k` and `2k + 1` of a pairing are pair `k`, and share an opening
+    /// (the book's line `k`, or the random one of `opening`) with colours swapped.
+    pub pair: u32,
 }
 
 /// A round robin of `bots` bots, repeated `rounds` times, with `games` games per pairing in
@@ -56,6 +62,7 @@ pub fn round_robin(bots: usize, rounds: u32, games: u32) -> Vec<Pairing> {
                         game_id,
                         seats: if swap { [b, a] } else { [a, b] },
                         opening: game_id - u64::from(g % 2),
+                        pair: pair_index(round, games, g),
                     });
                 }
             }
@@ -122,12 +129,21 @@ pub fn gauntlet(
                             [refr, cand]
                         },
                         opening: *start,
+                        pair: pair_index(round, games, g),
                     });
                 }
             }
         }
     }
     schedule
+}
+
+/// The colour-swapped pair of game `g` (from 0) of a pairing's `games` in `round` (from 1):
+/// an odd game out has a pair of its own.
+fn pair_index(round: u32, games: u32, g: u32) -> u32 {
+    (round - 1)
+        .saturating_mul(games.div_ceil(2))
+        .saturating_add(g / 2)
 }
 
 /// Mixed into the tournament seed for the shard split, so it is independent of game seeds.
@@ -261,8 +277,10 @@ mod tests {
     #[test]
     fn colour_swapped_games_share_an_opening() {
         let s = round_robin(3, 1, 4);
-        for pair in s.chunks(2) {
+        for (k, pair) in s.chunks(2).enumerate() {
             assert_eq!(pair[0].opening, pair[1].opening);
+            // Games 2k and 2k+1 of a pairing are its pair k (3 pairings, 4 games each).
+            assert_eq!([pair[0].pair, pair[1].pair], [(k % 2) as u32; 2]);
             assert_eq!(pair[0].seats, [pair[1].seats[1], pair[1].seats[0]]);
         }
         let mut openings: Vec<u64> = s.iter().map(|p| p.opening).collect();

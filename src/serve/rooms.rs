@@ -260,6 +260,7 @@ impl Hub {
             game_id,
             seats,
             opening: game_id,
+            pair: 0,
         };
         if games.send(pairing).is_err() {
             rooms.games = None;

@@ -181,6 +181,10 @@ impl TournamentFile {
         ]);
         if c.game.has_openings() {
             rows.push(("opening plies", t.opening_plies.to_string()));
+            if let Some(path) = &t.book.openings {
+                let order = format!("{:?}", t.book.openings_order).to_lowercase();
+                rows.push(("openings", format!("{} ({order})", path.display())));
+            }
         }
         rows.extend([
             ("replays", c.replays().to_string()),

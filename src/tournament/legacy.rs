@@ -82,6 +82,7 @@ impl LegacyFile {
                     .transpose()
                     .map_err(|e| anyhow!("`shard`: {e}"))?,
                 opening_plies: self.opening_plies,
+                book: Default::default(),
                 seed: Some(self.seed),
                 jobs: Some(self.jobs as u32),
                 // The first layout played a bot's games one at a time.

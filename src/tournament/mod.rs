@@ -433,6 +433,7 @@ async fn finish<R: Remotes>(
         rules: config.rules,
         seed: config.seed(),
         opening_plies: config.tournament.opening_plies,
+        book: config.book()?.map(Arc::new),
         jobs: config.jobs(),
         replays: config.replays().then(|| out.join("replays")),
         move_time: limits.move_time,

@@ -18,6 +18,7 @@ use crate::referee::{self, Outcome};
 use crate::results::games::GameRecord;
 use crate::results::replay::{Header, Move, Replay};
 use crate::rng::{derive_seed, Rng};
+use crate::schedule::openings::Book;
 use crate::schedule::Pairing;
 
 /// Makes the players of each game: bot processes in a tournament, scripts in tests.
@@ -95,6 +96,9 @@ pub struct Settings {
     pub rules: GameConfig,
     pub seed: u64,
     pub opening_plies: u32,
+    /// The book of `--openings`: each colour-swapped pair starts from its line, then
+    /// `opening_plies` random plies.
+    pub book: Option<Arc<Book>>,
     pub jobs: usize,
     /// Where replays go, if they are written.
     pub replays: Option<PathBuf>,
@@ -313,9 +317,11 @@ async fn play_game<S: Seats>(
     };
     let names = pairing.seats.map(|s| seats.name(s).to_string());
     let opening_seed = derive_seed(settings.seed ^ OPENING_SALT, pairing.opening);
+    let line = (settings.book.as_ref()).map_or(&[][..], |book| book.line(pairing.pair));
     let (mut rules, opening) = opening(
         settings.game,
         &settings.rules,
+        line,
         settings.opening_plies,
         opening_seed,
     );
@@ -386,21 +392,32 @@ async fn play_game<S: Seats>(
 /// Mixed into the tournament seed for openings, so they are independent of game seeds.
 const OPENING_SALT: u64 = 0x6f70_656e_696e_6773;
 
-/// A game after `plies` random legal plies, and those plies with who played them. Openings
-/// that end the game are drawn again; if none can be found the game starts from the usual
-/// position.
+/// A game after the book's `line` (checked legal when the book was read) and then `plies`
+/// random legal plies, and all those plies with who played them. Random plies that end the
+/// game are drawn again; if none can be found the game starts from the book's line.
 pub fn opening(
     game: GameKind,
     config: &GameConfig,
+    line: &[(Seat, String)],
     plies: u32,
     seed: u64,
 ) -> (Box<dyn Rules>, Vec<(Seat, String)>) {
+    let from_book = || {
+        let mut rules = game.new_game(config);
+        for (seat, mv) in line {
+            rules
+                .play(*seat, mv)
+                .expect("a book's lines are checked when it is read");
+        }
+        rules
+    };
     let mut rng = Rng::new(seed);
+    let wanted = line.len() + plies as usize;
     if plies > 0 && game.has_openings() {
         for _ in 0..100 {
-            let mut rules = game.new_game(config);
-            let mut moves = Vec::new();
-            while moves.len() < plies as usize {
+            let mut rules = from_book();
+            let mut moves = line.to_vec();
+            while moves.len() < wanted {
                 let Turn::One(seat) = rules.turn() else { break };
                 let legal = rules.legal_moves();
                 let Some(mv) = rng.choose(&legal) else { break };
@@ -409,10 +426,10 @@ pub fn opening(
                     .expect("a move from `legal_moves` is legal");
                 moves.push((seat, mv.clone()));
             }
-            if moves.len() == plies as usize && rules.turn() != Turn::Over {
+            if moves.len() == wanted && rules.turn() != Turn::Over {
                 return (rules, moves);
             }
         }
     }
-    (game.new_game(config), Vec::new())
+    (from_book(), line.to_vec())
 }

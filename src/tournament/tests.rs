@@ -97,6 +97,7 @@ fn settings(game: GameKind, jobs: usize) -> Arc<Settings> {
         },
         seed: 11,
         opening_plies: 0,
+        book: None,
         jobs,
         replays: None,
         move_time: std::time::Duration::from_secs(1),
@@ -381,6 +382,7 @@ fn friendly_games_are_played_by_the_same_loop_but_kept_out_of_the_tournament_s_r
         game_id,
         seats,
         opening: game_id,
+        pair: 0,
     };
     tx.send(friendly(1_000_000_001, [0, 1])).unwrap();
     tx.send(friendly(1_000_000_002, [2, 0])).unwrap();
@@ -420,6 +422,7 @@ fn friendly_games_are_played_before_the_start_and_the_schedule_waits_for_it() {
         game_id: friendly,
         seats: [1, 0],
         opening: friendly,
+        pair: 0,
     })
     .unwrap();
     // The start comes once the friendly game is over.
