@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::BotSource;
 use crate::game::{GameConfig, GameKind};
+use crate::player::clock::TimeControl;
 use crate::player::process::MoveLimits;
 use crate::schedule::openings::{Book, BookOptions};
 use crate::schedule::Shard;
@@ -122,6 +123,13 @@ pub struct TimeOptions {
     #[arg(long, value_parser = parse_time)]
     #[serde(with = "duration_option")]
     pub move_time: Option<Duration>,
+
+    /// A game clock, `BASE+INC` (`60s+0.5s`, `5m`): each side starts with BASE, loses the
+    /// time it thinks and gains INC after each move; `--move-time`, if given, still caps a
+    /// move.
+    #[arg(long, value_name = "BASE+INC")]
+    #[serde(default, with = "text_option", skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
 
     /// Extra time for the first move of a `lines` bot, for interpreter or JVM start-up.
     #[arg(long, default_value = "5s", value_parser = parse_time)]
@@ -286,7 +294,9 @@ impl RunConfig {
         t.jobs.get_or_insert(num_cpus() as u32);
         t.book.record()?;
         self.book()?;
-        self.time.move_time.get_or_insert(game.default_move_time());
+        if self.time.time_control.is_none() {
+            self.time.move_time.get_or_insert(game.default_move_time());
+        }
         self.sandbox
             .pause_opponent
             .get_or_insert(game.has_first_player());
@@ -333,7 +343,11 @@ impl RunConfig {
     /// The time limits of every move.
     pub fn move_limits(&self) -> MoveLimits {
         MoveLimits {
-            move_time: self.time.move_time.unwrap_or(self.game.default_move_time()),
+            move_time: (self.time.move_time).unwrap_or(match self.time.time_control {
+                // With a clock and no cap, the clock alone limits a move.
+                Some(_) => MAX_TIME,
+                None => self.game.default_move_time(),
+            }),
             startup_time: self.time.startup_time,
             engine_startup: self.time.engine_startup,
         }
@@ -348,6 +362,7 @@ impl RunConfig {
             max_moves: self.game.max_moves(&self.rules),
             pause: self.pause_opponent(),
             tag: String::new(),
+            clock: self.time.time_control,
         }
     }
 

@@ -235,6 +235,7 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
                         max_moves: game.max_moves(&GameConfig::default()),
                         pause: false,
                         tag: id.to_string(),
+                        clock: None,
                     },
                 );
                 let ended = play(&mut session, player, game, seat).await;
@@ -319,6 +320,8 @@ async fn play(session: &mut Session, mut player: ProcessPlayer, game: GameKind, 
                 seat: me,
                 history: &history,
                 rules: rules.as_ref(),
+                // The line protocol has no place for the clocks (see the README).
+                time: None,
             })
             .await;
         match reply {

@@ -38,6 +38,7 @@ pub async fn play(opts: PlayOptions) -> Result<()> {
         max_moves: opts.game.max_moves(&opts.config),
         pause: false,
         tag: "play".to_string(),
+        clock: None,
     };
     // An engine that refuses its settings is found before the person's first move.
     let mut refused = Vec::new();
@@ -74,6 +75,7 @@ pub async fn play(opts: PlayOptions) -> Result<()> {
                 &mut person,
                 &mut machine,
                 Vec::new(),
+                None,
                 &mut show,
             )
             .await
@@ -84,6 +86,7 @@ pub async fn play(opts: PlayOptions) -> Result<()> {
                 &mut machine,
                 &mut person,
                 Vec::new(),
+                None,
                 &mut show,
             )
             .await

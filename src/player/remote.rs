@@ -18,6 +18,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
+use super::clock::move_limit;
 use super::io::encode_line;
 pub use super::io::MAX_REPLY;
 use super::{Failure, Player, Request};
@@ -104,6 +105,9 @@ pub struct RemotePlayer {
     header: String,
     /// The time a move may take, network grace included.
     limit: Duration,
+    /// The network grace in `limit`: with a game clock, a move may take the time left on
+    /// it (if less than `limit`) plus this.
+    grace: Duration,
     link: Option<Link>,
     /// Whether a connection of this game has dropped.
     dropped: bool,
@@ -122,12 +126,20 @@ impl RemotePlayer {
             door,
             header,
             limit,
+            grace: Duration::ZERO,
             link: None,
             dropped: false,
             reconnections: 0,
             finished: false,
             moves: false,
         }
+    }
+
+    /// The same player, knowing that `grace` of its limit is the network's: with a game
+    /// clock a move may take what is left on it plus `grace`.
+    pub fn with_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace.min(self.limit);
+        self
     }
 
     /// The same player, with the game's moves sent before each request ([`Out::Moves`]):
@@ -180,8 +192,8 @@ impl RemotePlayer {
         moves: Option<&str>,
         line: &str,
         deadline: &mut Option<Instant>,
+        limit: Duration,
     ) -> Option<Result<String, Failure>> {
-        let limit = self.limit;
         let link = match self.connected(*deadline).await {
             Ok(Some(link)) => link,
             Ok(None) => return None,
@@ -221,8 +233,11 @@ impl Player for RemotePlayer {
         let line = encode_line(request.fields);
         let moves = self.moves.then(|| moves_line(request.history));
         let mut deadline = None;
+        // The clock is the referee's; the line protocol has no place to tell it (the README).
+        let limit = move_limit(self.limit - self.grace, request.time.as_ref()) + self.grace;
         loop {
-            if let Some(reply) = self.exchange(moves.as_deref(), &line, &mut deadline).await {
+            let exchange = self.exchange(moves.as_deref(), &line, &mut deadline, limit);
+            if let Some(reply) = exchange.await {
                 return reply;
             }
             // The connection dropped: a new one within the grace gets the game again, from
@@ -371,6 +386,7 @@ mod tests {
             seat: Seat::A,
             history: &[],
             rules: rules.as_ref(),
+            time: None,
         })
         .await
     }

@@ -64,7 +64,8 @@ impl Remotes for Entrance {
             if s.seat == Seat::A { "first" } else { "second" },
             hub.move_time.as_millis()
         );
-        let player = RemotePlayer::new(Box::new(door), header, hub.move_time + hub.grace);
+        let player = RemotePlayer::new(Box::new(door), header, hub.move_time + hub.grace)
+            .with_grace(hub.grace);
         if hub.game.has_public_moves() {
             player.telling_moves()
         } else {

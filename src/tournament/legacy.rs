@@ -91,6 +91,7 @@ impl LegacyFile {
             rules: self.config,
             time: TimeOptions {
                 move_time: Some(Duration::from_millis(self.move_time_ms)),
+                time_control: None,
                 startup_time: Duration::from_millis(self.startup_time_ms),
                 engine_startup: crate::player::engine::ENGINE_STARTUP,
                 build_time: Duration::from_millis(self.build_time_ms),

@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::game::{GameConfig, GameKind, Rules, Seat, Turn};
+use crate::player::clock::TimeControl;
 use crate::player::Player;
 use crate::referee::{self, Outcome};
 use crate::results::games::GameRecord;
@@ -99,6 +100,8 @@ pub struct Settings {
     /// The book of `--openings`: each colour-swapped pair starts from its line, then
     /// `opening_plies` random plies.
     pub book: Option<Arc<Book>>,
+    /// The game clock of `--time-control`, if the games have one.
+    pub clock: Option<TimeControl>,
     pub jobs: usize,
     /// Where replays go, if they are written.
     pub replays: Option<PathBuf>,
@@ -351,7 +354,8 @@ async fn play_game<S: Seats>(
         opening: &opening,
     };
     seats.watch(pairing.game_id, watched);
-    let outcome = referee::play(rules.as_mut(), &mut pa, &mut pb, opening, &mut |e| {
+    let clock = settings.clock;
+    let outcome = referee::play(rules.as_mut(), &mut pa, &mut pb, opening, clock, &mut |e| {
         let reply = match (e.fault, e.reply) {
             (Some(fault), _) => Err(fault),
             (None, Ok(reply)) => Ok(reply.trim()),
@@ -373,6 +377,7 @@ async fn play_game<S: Seats>(
                 request: with_requests.then_some(e.request),
                 reply: e.reply.as_deref().map_err(|f| f.reason()),
                 fault: e.fault,
+                clock: e.clock,
             });
         }
     })

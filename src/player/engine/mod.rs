@@ -43,6 +43,8 @@ pub struct EngineSetup {
     pub match_ms: u64,
     /// The bot's memory limit, in bytes.
     pub memory: u64,
+    /// The game clock, if the game has one (the time left comes with each request).
+    pub clock: Option<crate::player::clock::TimeControl>,
 }
 
 /// One engine's side of a game: what it has been told so far.
