@@ -186,6 +186,9 @@ impl TournamentFile {
                 rows.push(("openings", format!("{} ({order})", path.display())));
             }
         }
+        if let Some(clock) = c.time.time_control {
+            rows.push(("time control", clock.to_string()));
+        }
         rows.extend([
             ("replays", c.replays().to_string()),
             ("jobs", c.jobs().to_string()),

@@ -103,6 +103,12 @@ impl<R: Player + Send> Player for Either<R> {
             Either::Remote(p) => p.ask(request).await,
         }
     }
+    fn uncharged(&mut self) -> std::time::Duration {
+        match self {
+            Either::Local(p) => p.uncharged(),
+            Either::Remote(p) => p.uncharged(),
+        }
+    }
     async fn finish(&mut self) {
         match self {
             Either::Local(p) => p.finish().await,
