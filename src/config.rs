@@ -118,8 +118,8 @@ pub struct TournamentOptions {
 /// Time limits.
 #[derive(Debug, Clone, Args, Serialize, Deserialize)]
 pub struct TimeOptions {
-    /// Wall time per move, e.g. `500ms`, `20s`
-    /// [default: morra 500ms, othello 20s, numeron 5s, gomoku 60s].
+    /// Wall time per move, e.g. `500ms`, `20s`; with `--time-control`, a cap on each move
+    /// [default: morra 500ms, othello 20s, numeron 5s, gomoku 60s; none with a clock].
     #[arg(long, value_parser = parse_time)]
     #[serde(with = "duration_option")]
     pub move_time: Option<Duration>,

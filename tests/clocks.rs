@@ -161,3 +161,20 @@ fn an_engine_is_told_its_clock_falling_and_gaining_the_increment_issue_20() {
         assert!(told.windows(2).any(|w| w[1] > w[0]), "{told:?}");
     }
 }
+
+#[test]
+fn help_documents_books_and_clocks_and_a_bad_control_is_refused_issue_20() {
+    let help = String::from_utf8(arena_ok(&["run", "--help"]).stdout).unwrap();
+    for flag in [
+        "--openings <FILE>",
+        "--openings-order",
+        "--time-control <BASE+INC>",
+    ] {
+        assert!(help.contains(flag), "{flag} in:\n{help}");
+    }
+    assert!(help.contains("60s+0.5s"), "{help}");
+    let run = arena(&["run", "othello", "a", "b", "--time-control", "60x+1s"]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("`60x` is not a time"), "{stderr}");
+}
