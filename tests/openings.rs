@@ -16,6 +16,9 @@ fn header(out: &Path, id: &str) -> Value {
     serde_json::from_str(text.lines().next().unwrap()).unwrap()
 }
 
+/// A game's seats (A first) and the opening it started from.
+type Played = ([String; 2], Vec<String>);
+
 const BOOK: &str = "\
 # two openings: one with spaces, one as the XOT lists write them
 f5 d6 c3
@@ -52,7 +55,7 @@ fn each_pairing_plays_each_opening_with_both_colours_issue_20() {
     assert_eq!(rows.len(), 12, "3 pairings of 4 games");
     let lines = [vec!["f5", "d6", "c3"], vec!["f5", "f6", "e6", "f4"]];
     // For each pairing: which opening each colour arrangement played.
-    let mut seen: BTreeMap<[String; 2], Vec<([String; 2], Vec<String>)>> = BTreeMap::new();
+    let mut seen: BTreeMap<[String; 2], Vec<Played>> = BTreeMap::new();
     for row in &rows {
         let h = header(&out, &row["game_id"]);
         let opening: Vec<String> = (h["opening"].as_array().unwrap().iter())

@@ -112,7 +112,7 @@ impl TimeControl {
 /// under a second and not a round fraction (`0 ms`, `40 ms`).
 pub fn seconds(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms < 1000 && ms % 100 != 0 || ms == 0 {
+    if ms < 1000 && !ms.is_multiple_of(100) || ms == 0 {
         return format!("{ms} ms");
     }
     let text = format!("{:.3}", d.as_secs_f64());
