@@ -499,6 +499,36 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn with_a_clock_a_move_may_take_the_time_left_plus_the_grace_issue_20() {
+        let (silent, _end) = link();
+        let door = Links(Mutex::new(vec![silent]), Arc::new(Mutex::new(false)));
+        let (cap, grace) = (Duration::from_secs(10), Duration::from_millis(100));
+        let p = RemotePlayer::new(Box::new(door), "GAME 1".into(), cap + grace);
+        let (mut p, fields) = (p.with_grace(grace), ["a".to_string()]);
+        let rules = GameKind::Othello.new_game(&Default::default());
+        let time = crate::player::clock::TimeLeft {
+            left: Duration::from_millis(200),
+            opponent: cap,
+            control: "10s".parse().unwrap(),
+        };
+        let started = std::time::Instant::now();
+        let reply = p.ask(Request {
+            fields: &fields,
+            seat: Seat::A,
+            history: &[],
+            rules: rules.as_ref(),
+            time: Some(time),
+        });
+        assert_eq!(reply.await, Err(Failure::Timeout));
+        let took = started.elapsed();
+        // 0.3 s, not the 10 s cap; generous for a loaded machine.
+        assert!(
+            took >= Duration::from_millis(300) && took < cap / 2,
+            "{took:?}"
+        );
+    }
+
+    #[tokio::test]
     async fn silence_is_a_timeout_and_a_drop_without_reconnection_a_crash() {
         let (silent, _end) = link();
         let (mut p, _) = player(vec![silent]);
