@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::bot::BotSource;
 use crate::game::{GameConfig, GameKind};
+use crate::player::clock::TimeControl;
 use crate::player::process::MoveLimits;
+use crate::schedule::openings::{Book, BookOptions};
 use crate::schedule::Shard;
 use crate::standings::grades::Rule;
 
@@ -95,8 +97,13 @@ pub struct TournamentOptions {
 
     /// Start each pair of colour-swapped games from the same random position reached by this
     /// many random legal plies (othello, gomoku).
+    /// With `--openings`, random plies played after each line of the book.
     #[arg(long, default_value_t = 0)]
     pub opening_plies: u32,
+
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub book: BookOptions,
 
     /// Seed for every random choice, also passed to bots as `ARENA_SEED` (per game)
     /// [default: random, recorded in `tournament.json`].
@@ -118,11 +125,18 @@ pub struct TournamentOptions {
 /// Time limits.
 #[derive(Debug, Clone, Args, Serialize, Deserialize)]
 pub struct TimeOptions {
-    /// Wall time per move, e.g. `500ms`, `20s`
-    /// [default: morra 500ms, othello 20s, numeron 5s, gomoku 60s].
+    /// Wall time per move, e.g. `500ms`, `20s`; with `--time-control`, a cap on each move
+    /// [default: morra 500ms, othello 20s, numeron 5s, gomoku 60s; none with a clock].
     #[arg(long, value_parser = parse_time)]
     #[serde(with = "duration_option")]
     pub move_time: Option<Duration>,
+
+    /// A game clock, `BASE+INC` (`60s+0.5s`, `5m`): each side starts with BASE, loses the
+    /// time it thinks and gains INC after each move; `--move-time`, if given, still caps a
+    /// move.
+    #[arg(long, value_name = "BASE+INC")]
+    #[serde(default, with = "text_option", skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
 
     /// Extra time for the first move of a `lines` bot, for interpreter or JVM start-up.
     #[arg(long, default_value = "5s", value_parser = parse_time)]
@@ -261,6 +275,9 @@ impl RunConfig {
         if self.tournament.opening_plies > 0 && !game.has_openings() {
             bail!("`--opening-plies` applies to othello and gomoku, not `{game}`");
         }
+        if self.tournament.book.openings.is_some() && !game.has_openings() {
+            bail!("`--openings` applies to othello and gomoku, not `{game}`: its games have no position to start from");
+        }
         // `arena serve` may have remote entrants only.
         if self.bots.is_empty() && self.serve.is_none() {
             let dir = PathBuf::from("bots").join(game.name());
@@ -305,7 +322,11 @@ impl RunConfig {
             t.seed.get_or_insert_with(random_seed);
         }
         t.jobs.get_or_insert(num_cpus() as u32);
-        self.time.move_time.get_or_insert(game.default_move_time());
+        t.book.record()?;
+        self.book()?;
+        if self.time.time_control.is_none() {
+            self.time.move_time.get_or_insert(game.default_move_time());
+        }
         self.sandbox
             .pause_opponent
             .get_or_insert(game.has_first_player());
@@ -337,6 +358,11 @@ impl RunConfig {
         self.tournament.jobs.map_or(num_cpus(), |j| j as usize)
     }
 
+    /// The book of `--openings`, checked line by line and against its recorded checksum.
+    pub fn book(&self) -> Result<Option<Book>> {
+        (self.tournament.book).load(self.game, &self.rules, self.seed())
+    }
+
     /// Games one bot may play at once.
     pub fn instances(&self) -> usize {
         self.tournament
@@ -347,7 +373,11 @@ impl RunConfig {
     /// The time limits of every move.
     pub fn move_limits(&self) -> MoveLimits {
         MoveLimits {
-            move_time: self.time.move_time.unwrap_or(self.game.default_move_time()),
+            move_time: (self.time.move_time).unwrap_or(match self.time.time_control {
+                // With a clock and no cap, the clock alone limits a move.
+                Some(_) => MAX_TIME,
+                None => self.game.default_move_time(),
+            }),
             startup_time: self.time.startup_time,
             engine_startup: self.time.engine_startup,
             margin: self.time.time_margin,
@@ -364,6 +394,7 @@ impl RunConfig {
             pause: self.pause_opponent(),
             tag: String::new(),
             gomoku_rule: self.rules.gomoku_rule,
+            clock: self.time.time_control,
         }
     }
 

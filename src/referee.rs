@@ -7,9 +7,13 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::game::{Rules, Seat, Turn, Winner};
+use crate::player::clock::TimeControl;
 use crate::player::{Failure, Player, Request};
 use crate::results::games::{Culprit, GameResult, Reason};
 pub use crate::results::Outcome;
+
+mod clock;
+pub use clock::Clocks;
 
 /// One request and its answer, as the referee saw it (for replays).
 #[derive(Debug)]
@@ -26,18 +30,25 @@ pub struct Exchange<'a> {
     pub fault: Option<&'a str>,
     /// What anyone may know of the move beyond itself ([`Rules::note`]).
     pub note: Option<&'a str>,
+    /// With a game clock, the time left on the side's clock after the move.
+    pub clock: Option<Duration>,
 }
 
 /// Plays a game to its end, telling `observe` about every exchange. A player that fails
 /// forfeits the game at once, whatever the score; if both fail in the same turn the game is
 /// a draw. A player that [retries illegal replies](Player::retries_illegal) is asked again.
+///
+/// With a `clock`, each side has a [`Clocks`] clock: it is told its time left with each
+/// request, and loses on time when a move takes more than it had.
 pub async fn play<A: Player + Send, B: Player + Send>(
     rules: &mut dyn Rules,
     pa: &mut A,
     pb: &mut B,
     mut history: Vec<(Seat, String)>,
+    clock: Option<TimeControl>,
     observe: &mut (dyn FnMut(Exchange<'_>) + Send),
 ) -> Outcome {
+    let mut clocks = clock.map(Clocks::new);
     let faults = loop {
         let mut faults: [Option<(Reason, String)>; 2] = [None, None];
         match rules.turn() {
@@ -45,11 +56,13 @@ pub async fn play<A: Player + Send, B: Player + Send>(
             Turn::Both => {
                 let requests = [rules.request(Seat::A), rules.request(Seat::B)];
                 let view: &dyn Rules = rules;
+                let told = |seat: Seat| clocks.as_ref().map(|c| c.told(seat));
                 let ask = |seat: Seat| Request {
                     fields: &requests[seat.index()],
                     seat,
                     history: &history,
                     rules: view,
+                    time: told(seat),
                 };
                 let (ra, rb) =
                     tokio::join!(timed(pa.ask(ask(Seat::A))), timed(pb.ask(ask(Seat::B))));
@@ -60,6 +73,11 @@ pub async fn play<A: Player + Send, B: Player + Send>(
                         Seat::A => judged(pa, rules, seat, &requests[i], &history, first).await,
                         Seat::B => judged(pb, rules, seat, &requests[i], &history, first).await,
                     };
+                    let uncharged = match seat {
+                        Seat::A => pa.uncharged(),
+                        Seat::B => pb.uncharged(),
+                    };
+                    let (fault, clock) = charged(&mut clocks, seat, think, uncharged, fault);
                     if let (None, Ok(text)) = (&fault, &reply) {
                         played.push((seat, text.trim().to_string()));
                     }
@@ -74,6 +92,7 @@ pub async fn play<A: Player + Send, B: Player + Send>(
                         late,
                         fault: faults[i].as_ref().map(|f| f.1.as_str()),
                         note: note.as_deref(),
+                        clock,
                     });
                 }
                 history.extend(played);
@@ -85,6 +104,7 @@ pub async fn play<A: Player + Send, B: Player + Send>(
                     seat,
                     history: &history,
                     rules: &*rules,
+                    time: clocks.as_ref().map(|c| c.told(seat)),
                 };
                 let first = match seat {
                     Seat::A => timed(pa.ask(asked)).await,
@@ -94,6 +114,11 @@ pub async fn play<A: Player + Send, B: Player + Send>(
                     Seat::A => judged(pa, rules, seat, &request, &history, first).await,
                     Seat::B => judged(pb, rules, seat, &request, &history, first).await,
                 };
+                let uncharged = match seat {
+                    Seat::A => pa.uncharged(),
+                    Seat::B => pb.uncharged(),
+                };
+                let (fault, clock) = charged(&mut clocks, seat, think, uncharged, fault);
                 if let (None, Ok(text)) = (&fault, &reply) {
                     history.push((seat, text.trim().to_string()));
                 }
@@ -108,6 +133,7 @@ pub async fn play<A: Player + Send, B: Player + Send>(
                     late: [pa.late(), pb.late()][i],
                     fault: faults[i].as_ref().map(|f| f.1.as_str()),
                     note: note.as_deref(),
+                    clock,
                 });
             }
         }
@@ -140,6 +166,25 @@ pub async fn play<A: Player + Send, B: Player + Send>(
     }
 }
 
+/// Charges a move to its side's clock, if the game has clocks: the move's fault (a loss on
+/// time if the clock ran out) and the time left after it. `uncharged` is the part of `think`
+/// that was the player's start-up, not its thinking ([`Player::uncharged`]).
+fn charged(
+    clocks: &mut Option<Clocks>,
+    seat: Seat,
+    think: Duration,
+    uncharged: Duration,
+    fault: Option<(Reason, String)>,
+) -> (Option<(Reason, String)>, Option<Duration>) {
+    match clocks {
+        Some(c) => {
+            let fault = c.charge(seat, think.saturating_sub(uncharged), fault);
+            (fault, Some(c.left(seat)))
+        }
+        None => (fault, None),
+    }
+}
+
 /// Plays a player's reply, or says what was wrong with it. A player that retries illegal
 /// replies is told why and asked again until its reply is legal or it fails otherwise.
 async fn judged<P: Player>(
@@ -150,6 +195,8 @@ async fn judged<P: Player>(
     history: &[(Seat, String)],
     first: (Result<String, Failure>, Duration),
 ) -> (Result<String, Failure>, Duration, Option<(Reason, String)>) {
+    // A person who retries is not told the clock again: its clock is charged at the end.
+    let time = None;
     let (mut reply, mut think) = first;
     loop {
         let fault = match &reply {
@@ -162,6 +209,7 @@ async fn judged<P: Player>(
                         seat,
                         history,
                         rules: &*rules,
+                        time,
                     };
                     (reply, think) = timed(player.ask(request)).await;
                     continue;
@@ -232,9 +280,14 @@ mod tests {
             .build()
             .unwrap();
         let mut seen = 0;
-        let outcome = rt.block_on(play(&mut game, &mut pa, &mut pb, Vec::new(), &mut |_| {
-            seen += 1
-        }));
+        let outcome = rt.block_on(play(
+            &mut game,
+            &mut pa,
+            &mut pb,
+            Vec::new(),
+            None,
+            &mut |_| seen += 1,
+        ));
         assert!(pa.finished && pb.finished);
         assert_eq!(seen, 2 * (outcome.plies as usize + 1).min(rounds as usize));
         outcome
@@ -312,9 +365,14 @@ mod tests {
             .build()
             .unwrap();
         let mut exchanges = 0;
-        let o = rt.block_on(play(&mut game, &mut pa, &mut pb, Vec::new(), &mut |_| {
-            exchanges += 1
-        }));
+        let o = rt.block_on(play(
+            &mut game,
+            &mut pa,
+            &mut pb,
+            Vec::new(),
+            None,
+            &mut |_| exchanges += 1,
+        ));
         assert_eq!(pa.rejections.len(), 2, "{:?}", pa.rejections);
         assert!(
             pa.rejections[0].contains("choice `9`"),
@@ -338,9 +396,14 @@ mod tests {
             .build()
             .unwrap();
         let mut thinks = Vec::new();
-        rt.block_on(play(&mut game, &mut pa, &mut pb, Vec::new(), &mut |e| {
-            thinks.push((e.seat, e.request.to_vec(), e.fault.is_none()))
-        }));
+        rt.block_on(play(
+            &mut game,
+            &mut pa,
+            &mut pb,
+            Vec::new(),
+            None,
+            &mut |e| thinks.push((e.seat, e.request.to_vec(), e.fault.is_none())),
+        ));
         assert_eq!(thinks.len(), 6);
         assert_eq!(thinks[0], (Seat::A, pa.seen[0].clone(), true));
         assert_eq!(thinks[1].0, Seat::B);

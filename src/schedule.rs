@@ -3,6 +3,7 @@
 
 use crate::rng::{derive_seed, Rng};
 
+pub mod openings;
 pub mod swiss;
 
 /// One game of the schedule.
@@ -326,8 +327,10 @@ mod tests {
     #[test]
     fn colour_swapped_games_share_an_opening() {
         let s = round_robin(3, 1, 4);
-        for pair in s.chunks(2) {
+        for (k, pair) in s.chunks(2).enumerate() {
             assert_eq!(pair[0].opening, pair[1].opening);
+            // Games 2k and 2k+1 of a pairing are its pair k (3 pairings, 4 games each).
+            assert_eq!([pair[0].index / 2, pair[1].index / 2], [(k % 2) as u32; 2]);
             assert_eq!(pair[0].seats, [pair[1].seats[1], pair[1].seats[0]]);
         }
         let mut openings: Vec<u64> = s.iter().map(|p| p.opening).collect();

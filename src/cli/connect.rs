@@ -245,6 +245,7 @@ pub async fn connect(args: ConnectArgs) -> Result<()> {
                         tag: id.to_string(),
                         // The server judges the moves by its rule; `GAME` does not say it.
                         gomoku_rule: Default::default(),
+                        clock: None,
                     },
                 );
                 let ended = play(&mut session, player, game, seat).await;
@@ -329,6 +330,8 @@ async fn play(session: &mut Session, mut player: ProcessPlayer, game: GameKind, 
                 seat: me,
                 history: &history,
                 rules: rules.as_ref(),
+                // The line protocol has no place for the clocks (see the README).
+                time: None,
             })
             .await;
         match reply {

@@ -39,6 +39,7 @@ pub async fn play(opts: PlayOptions) -> Result<()> {
         pause: false,
         tag: "play".to_string(),
         gomoku_rule: opts.config.gomoku_rule,
+        clock: None,
     };
     // An engine that refuses its settings is found before the person's first move.
     let mut refused = Vec::new();
@@ -75,6 +76,7 @@ pub async fn play(opts: PlayOptions) -> Result<()> {
                 &mut person,
                 &mut machine,
                 Vec::new(),
+                None,
                 &mut show,
             )
             .await
@@ -85,6 +87,7 @@ pub async fn play(opts: PlayOptions) -> Result<()> {
                 &mut machine,
                 &mut person,
                 Vec::new(),
+                None,
                 &mut show,
             )
             .await

@@ -10,6 +10,7 @@ use crate::game::{Rules, Seat};
 use crate::results::games::Reason;
 
 pub mod check;
+pub mod clock;
 pub mod engine;
 pub mod human;
 mod io;
@@ -65,6 +66,9 @@ pub struct Request<'a> {
     /// The game as it stands, for players that show it (a person) or check a reply before
     /// sending it.
     pub rules: &'a dyn Rules,
+    /// With a game clock (`--time-control`), the clocks as they stand: the move may take
+    /// [`clock::move_limit`] of the player's per-move cap.
+    pub time: Option<clock::TimeLeft>,
 }
 
 /// Something that answers move requests.
@@ -87,6 +91,12 @@ pub trait Player {
     /// How late after its time limit the last reply came, where `--time-margin` let it count.
     fn late(&self) -> Option<std::time::Duration> {
         None
+    }
+
+    /// The part of the last reply's time that was the player's start-up (a `lines` bot's
+    /// first move, an engine's handshake), not charged to its game clock.
+    fn uncharged(&mut self) -> std::time::Duration {
+        std::time::Duration::ZERO
     }
 
     /// Ends the game for this player (closes its process, says goodbye).

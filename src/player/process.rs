@@ -19,11 +19,12 @@ use crate::player::{Failure, Player, Request};
 use crate::sandbox::spawn::{kill_group, spawn, Proc, SpawnSpec};
 use crate::sandbox::Cage;
 
+use super::clock::move_limit;
 pub use super::io::describe_exit;
 pub(crate) use super::io::read_line;
 use super::io::{c_pair, c_string, collect};
 pub use super::io::{encode_line, MAX_REPLY};
-use super::settings::Deadline;
+use super::settings::{set_time_left, time_left_var, Deadline};
 pub use super::settings::{MoveLimits, PlayerSettings};
 /// How long a `lines` bot may take to exit after its stdin is closed at the end of a game.
 pub const EXIT_GRACE: Duration = Duration::from_millis(200);
@@ -65,6 +66,8 @@ pub struct ProcessPlayer {
     release: Option<Release>,
     /// How late the last reply came, within `--time-margin`.
     late: Option<Duration>,
+    /// The start-up part of the last move's time ([`Player::uncharged`]).
+    uncharged: Duration,
 }
 
 /// What a player does with its bot when it is done (an instance goes back to its pool).
@@ -94,6 +97,10 @@ impl ProcessPlayer {
             .filter_map(|(k, v)| c_pair(k.as_encoded_bytes(), v.as_encoded_bytes()))
             .collect();
         env.extend(game.iter().filter_map(|(k, v)| c_pair(k.as_bytes(), v)));
+        // Last, so that each move of a per-move bot replaces it in place (no copy).
+        if let Some(clock) = settings.clock {
+            env.extend(time_left_var(clock.base));
+        }
         let program = c_string(bot.program.as_os_str().as_encoded_bytes());
         let mut argv = vec![program.clone()];
         argv.extend(bot.args.iter().map(|a| c_string(a.as_bytes())));
@@ -130,6 +137,7 @@ impl ProcessPlayer {
                         .min(u128::from(u64::MAX)) as u64,
                     memory: bot.jail.limits.memory,
                     rule: settings.gomoku_rule.gomocup(),
+                    clock: settings.clock,
                 },
             )
         });
@@ -151,6 +159,7 @@ impl ProcessPlayer {
             engine,
             release: None,
             late: None,
+            uncharged: Duration::ZERO,
         }
     }
 
@@ -238,12 +247,13 @@ impl ProcessPlayer {
     }
 
     /// One process for one move: `argv` or `stdin`.
-    async fn ask_once(&mut self, fields: &[String]) -> Result<String, Failure> {
-        let deadline = self
-            .settings
-            .limits
-            .deadline(self.settings.limits.move_time);
-        let cpu = self.settings.limits.hard_time().as_secs().saturating_add(1);
+    async fn ask_once(&mut self, fields: &[String], limit: Duration) -> Result<String, Failure> {
+        let limits = self.settings.limits;
+        let deadline = limits.deadline(limit);
+        let cpu = limit
+            .saturating_add(limits.margin)
+            .as_secs()
+            .saturating_add(1);
         let (args, input): (&[String], _) = match self.bot.spec.protocol {
             Protocol::Argv => (fields, None),
             _ => (&[], Some(encode_line(fields))),
@@ -295,11 +305,11 @@ impl ProcessPlayer {
 
     /// Starts the game's process if it is not running; returns the deadline of this move
     /// (the first gets `--startup-time` on top).
-    fn start_session(&mut self) -> Result<Deadline, Failure> {
+    fn start_session(&mut self, limit: Duration) -> Result<Deadline, Failure> {
         let limits = self.settings.limits;
-        let mut deadline = limits.deadline(limits.move_time);
+        let mut deadline = limits.deadline(limit);
         if self.session.is_none() {
-            deadline = limits.deadline(limits.move_time.saturating_add(limits.startup_time));
+            deadline = limits.deadline(limit.saturating_add(limits.startup_time));
             let cpu = limits
                 .startup_time
                 .saturating_add(limits.engine_startup)
@@ -328,8 +338,9 @@ impl ProcessPlayer {
     }
 
     /// One line in, one line out of the game's process: `lines`.
-    async fn ask_line(&mut self, fields: &[String]) -> Result<String, Failure> {
-        let deadline = self.start_session()?;
+    async fn ask_line(&mut self, fields: &[String], limit: Duration) -> Result<String, Failure> {
+        let (fresh, started) = (self.session.is_none(), Instant::now());
+        let deadline = self.start_session(limit)?;
         self.set_paused(false);
         let session = self.session.as_mut().expect("the session was just started");
         let line = encode_line(fields);
@@ -345,6 +356,9 @@ impl ProcessPlayer {
         };
         let result = timeout_at(deadline.hard, exchange).await;
         self.late = deadline.late();
+        // The first move's `--startup-time` is the interpreter's, not the bot's thinking.
+        let startup = fresh.then_some(self.settings.limits.startup_time);
+        self.uncharged = started.elapsed().min(startup.unwrap_or_default());
         let result = match result {
             Ok(Ok(reply)) => Ok(reply),
             Err(_) => Err(Failure::Timeout),
@@ -359,10 +373,12 @@ impl ProcessPlayer {
     /// plain move time from the handshake's end (no `--startup-time`).
     async fn ask_engine(&mut self, request: Request<'_>) -> Result<String, Failure> {
         let limits = self.settings.limits;
+        let limit = move_limit(limits.move_time, request.time.as_ref());
         // The clock starts here, as for a `lines` bot: thawing the engine is on its time.
-        let mut deadline = limits.deadline(limits.move_time);
+        let (asked, mut deadline) = (Instant::now(), limits.deadline(limit));
         let fresh = self.session.is_none();
-        self.start_session()?;
+        self.uncharged = Duration::ZERO;
+        self.start_session(limit)?;
         self.set_paused(false);
         let session = self.session.as_mut().expect("the session was just started");
         let engine = self
@@ -392,7 +408,9 @@ impl ProcessPlayer {
             if let Err(failure) = started {
                 return self.after_move(Err(failure)).await;
             }
-            deadline = limits.deadline(limits.move_time);
+            // The handshake is not the engine's thinking: it is not on its game clock.
+            self.uncharged = asked.elapsed();
+            deadline = limits.deadline(limit);
         }
         let result = timeout_at(deadline.hard, engine.ask(&mut io, request)).await;
         self.late = deadline.late();
@@ -408,7 +426,7 @@ impl ProcessPlayer {
         if self.engine.is_none() {
             return Ok(());
         }
-        let checked = match self.start_session() {
+        let checked = match self.start_session(self.settings.limits.move_time) {
             Ok(_) => {
                 let session = self.session.as_mut().expect("the session was just started");
                 let mut io = EngineIo {
@@ -524,9 +542,13 @@ impl Drop for ProcessPlayer {
 impl Player for ProcessPlayer {
     async fn ask(&mut self, request: Request<'_>) -> Result<String, Failure> {
         self.late = None;
+        let limit = move_limit(self.settings.limits.move_time, request.time.as_ref());
         let reply = match self.bot.spec.protocol {
-            Protocol::Lines => self.ask_line(request.fields).await,
-            Protocol::Argv | Protocol::Stdin => self.ask_once(request.fields).await,
+            Protocol::Lines => self.ask_line(request.fields, limit).await,
+            Protocol::Argv | Protocol::Stdin => {
+                set_time_left(&mut self.env, &self.settings, request.time);
+                self.ask_once(request.fields, limit).await
+            }
             Protocol::Gomocup | Protocol::Gtp | Protocol::Nboard => self.ask_engine(request).await,
         };
         match self.check_stderr() {
@@ -540,6 +562,10 @@ impl Player for ProcessPlayer {
 
     fn late(&self) -> Option<Duration> {
         self.late
+    }
+
+    fn uncharged(&mut self) -> Duration {
+        std::mem::take(&mut self.uncharged)
     }
 
     async fn finish(&mut self) {

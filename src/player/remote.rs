@@ -18,6 +18,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
+use super::clock::move_limit;
 use super::io::encode_line;
 pub use super::io::MAX_REPLY;
 use super::{Failure, Player, Request};
@@ -104,6 +105,9 @@ pub struct RemotePlayer {
     header: String,
     /// The time a move may take, network grace included.
     limit: Duration,
+    /// The network grace in `limit`: with a game clock, a move may take the time left on
+    /// it (if less than `limit`) plus this.
+    grace: Duration,
     link: Option<Link>,
     /// Whether a connection of this game has dropped.
     dropped: bool,
@@ -122,12 +126,20 @@ impl RemotePlayer {
             door,
             header,
             limit,
+            grace: Duration::ZERO,
             link: None,
             dropped: false,
             reconnections: 0,
             finished: false,
             moves: false,
         }
+    }
+
+    /// The same player, knowing that `grace` of its limit is the network's: with a game
+    /// clock a move may take what is left on it plus `grace`.
+    pub fn with_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace.min(self.limit);
+        self
     }
 
     /// The same player, with the game's moves sent before each request ([`Out::Moves`]):
@@ -180,8 +192,8 @@ impl RemotePlayer {
         moves: Option<&str>,
         line: &str,
         deadline: &mut Option<Instant>,
+        limit: Duration,
     ) -> Option<Result<String, Failure>> {
-        let limit = self.limit;
         let link = match self.connected(*deadline).await {
             Ok(Some(link)) => link,
             Ok(None) => return None,
@@ -221,8 +233,11 @@ impl Player for RemotePlayer {
         let line = encode_line(request.fields);
         let moves = self.moves.then(|| moves_line(request.history));
         let mut deadline = None;
+        // The clock is the referee's; the line protocol has no place to tell it (the README).
+        let limit = move_limit(self.limit - self.grace, request.time.as_ref()) + self.grace;
         loop {
-            if let Some(reply) = self.exchange(moves.as_deref(), &line, &mut deadline).await {
+            let exchange = self.exchange(moves.as_deref(), &line, &mut deadline, limit);
+            if let Some(reply) = exchange.await {
                 return reply;
             }
             // The connection dropped: a new one within the grace gets the game again, from
@@ -371,6 +386,7 @@ mod tests {
             seat: Seat::A,
             history: &[],
             rules: rules.as_ref(),
+            time: None,
         })
         .await
     }
@@ -480,6 +496,36 @@ mod tests {
             // Generous: the clock is the move's, not one per connection.
             assert!(took < limit * 4, "{took:?}");
         }
+    }
+
+    #[tokio::test]
+    async fn with_a_clock_a_move_may_take_the_time_left_plus_the_grace_issue_20() {
+        let (silent, _end) = link();
+        let door = Links(Mutex::new(vec![silent]), Arc::new(Mutex::new(false)));
+        let (cap, grace) = (Duration::from_secs(10), Duration::from_millis(100));
+        let p = RemotePlayer::new(Box::new(door), "GAME 1".into(), cap + grace);
+        let (mut p, fields) = (p.with_grace(grace), ["a".to_string()]);
+        let rules = GameKind::Othello.new_game(&Default::default());
+        let time = crate::player::clock::TimeLeft {
+            left: Duration::from_millis(200),
+            opponent: cap,
+            control: "10s".parse().unwrap(),
+        };
+        let started = std::time::Instant::now();
+        let reply = p.ask(Request {
+            fields: &fields,
+            seat: Seat::A,
+            history: &[],
+            rules: rules.as_ref(),
+            time: Some(time),
+        });
+        assert_eq!(reply.await, Err(Failure::Timeout));
+        let took = started.elapsed();
+        // 0.3 s, not the 10 s cap; generous for a loaded machine.
+        assert!(
+            took >= Duration::from_millis(300) && took < cap / 2,
+            "{took:?}"
+        );
     }
 
     #[tokio::test]

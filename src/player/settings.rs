@@ -63,6 +63,23 @@ pub(super) fn after(time: Duration) -> Instant {
         .unwrap_or(now)
 }
 
+/// `ARENA_TIME_LEFT_MS=<ms>`, the variable a bot is told its clock by.
+pub(super) fn time_left_var(left: Duration) -> Option<std::ffi::CString> {
+    std::ffi::CString::new(format!("ARENA_TIME_LEFT_MS={}", left.as_millis())).ok()
+}
+
+/// Tells a per-move bot its clock: replaces the `ARENA_TIME_LEFT_MS` that a game with a clock
+/// puts last in `env` (one small string a move, no copy of the environment).
+pub(super) fn set_time_left(
+    env: &mut [std::ffi::CString],
+    settings: &PlayerSettings,
+    time: Option<super::clock::TimeLeft>,
+) {
+    if let (Some(t), Some(_), Some(var)) = (time, settings.clock, env.last_mut()) {
+        *var = time_left_var(t.left).unwrap_or_default();
+    }
+}
+
 /// How a bot plays one game.
 #[derive(Debug, Clone)]
 pub struct PlayerSettings {
@@ -79,6 +96,9 @@ pub struct PlayerSettings {
     pub tag: String,
     /// Gomoku's rule, for `ARENA_GOMOKU_RULE` and Gomocup's `INFO rule`.
     pub gomoku_rule: GomokuRule,
+    /// The game clock (`--time-control`), for engines told it at start-up and bots told
+    /// the time left.
+    pub clock: Option<super::clock::TimeControl>,
 }
 
 impl PlayerSettings {

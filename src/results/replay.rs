@@ -53,6 +53,8 @@ pub struct Move<'a> {
     pub reply: Result<&'a str, Reason>,
     /// What was wrong, if this exchange lost the game.
     pub fault: Option<&'a str>,
+    /// With a game clock, the time left on the side's clock after the move.
+    pub clock: Option<std::time::Duration>,
 }
 
 /// The header line as written: `format` first, then the fields in their historical order.
@@ -87,6 +89,9 @@ struct ExchangeLine<'a> {
     failure: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     fault: Option<&'a str>,
+    /// The time left on the side's clock after the move, with a game clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clock_ms: Option<u64>,
 }
 
 /// One exchange of a replay, as read back.
@@ -110,6 +115,9 @@ pub struct ExchangeRecord {
     /// What was wrong, if this exchange lost the game.
     #[serde(default)]
     pub fault: Option<String>,
+    /// With a game clock, the time left on the side's clock after the move, in milliseconds.
+    #[serde(default)]
+    pub clock_ms: Option<u64>,
 }
 
 /// The last line of a replay: how the game ended.
@@ -193,6 +201,7 @@ impl Replay {
             reply,
             failure,
             fault: m.fault,
+            clock_ms: m.clock.map(|c| c.as_millis() as u64),
         });
     }
 
@@ -324,6 +333,7 @@ mod tests {
             think: Duration::from_millis(3),
             late: Some(Duration::from_micros(1200)),
             fault: None,
+            clock: None,
         });
         replay.exchange(&Move {
             seat: Seat::B,
@@ -332,6 +342,7 @@ mod tests {
             think: Duration::from_millis(9),
             late: None,
             fault: Some("timeout: no reply"),
+            clock: Some(Duration::from_millis(1250)),
         });
         replay
             .finish(&Outcome {
@@ -355,7 +366,7 @@ mod tests {
         );
         assert_eq!(
             lines[2],
-            r#"{"seat":"b","ms":9,"failure":"timeout","fault":"timeout: no reply"}"#
+            r#"{"seat":"b","ms":9,"failure":"timeout","fault":"timeout: no reply","clock_ms":1250}"#
         );
         let read = Replay::read(&path).unwrap();
         assert_eq!(read.header, header);
@@ -365,6 +376,7 @@ mod tests {
         assert_eq!(read.exchanges[0].request.as_ref(), Some(&request));
         assert_eq!(read.exchanges[1].failure.as_deref(), Some("timeout"));
         assert_eq!(read.exchanges[1].request, None);
+        assert_eq!(read.exchanges[1].clock_ms, Some(1250));
         let result = read.result.unwrap();
         assert_eq!(
             (result.result.as_str(), result.culprit.as_str()),

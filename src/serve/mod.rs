@@ -77,7 +77,8 @@ impl Remotes for Entrance {
             move_time.as_millis(),
             s.game.index
         );
-        let player = RemotePlayer::new(Box::new(door), header, move_time + hub.grace);
+        let player =
+            RemotePlayer::new(Box::new(door), header, move_time + hub.grace).with_grace(hub.grace);
         if hub.game.has_public_moves() {
             player.telling_moves()
         } else {

@@ -4,6 +4,7 @@
 //! | `reason` and `detail` | in words |
 //! |---|---|
 //! | `timeout: no reply in time` | `timeout at move 14 (no reply in 20 s)`, the move time from `tournament.json`; without it, `timeout at move 14` |
+//! | `timeout: clock ran out: ...` | `timeout at move 14 (its clock ran out)` |
 //! | ``illegal: ... (reply `d9`)`` | ``illegal reply `d9` at move 9`` |
 //! | `crash: exited with status 1` | `crash: exit status 1` |
 //! | `crash: memory limit: ...` | `memory limit` |
@@ -235,6 +236,10 @@ pub fn describe(
         _ => reason,
     };
     match reason {
+        // A game clock's timeout is not the move time's.
+        Reason::Timeout if text.starts_with("clock ran out") => {
+            format!("timeout at move {at} (its clock ran out)")
+        }
         Reason::Timeout => match move_time {
             Some(t) => format!("timeout at move {at} (no reply in {})", duration(t)),
             None => format!("timeout at move {at}"),
@@ -331,6 +336,12 @@ mod tests {
                 "crash: killed by signal 9",
                 "crash at move 1",
             ]
+        );
+        let clock =
+            "timeout: clock ran out: 0 ms left of 2 s + 0.1 s (the move took 1 s with 0.5 s left)";
+        assert_eq!(
+            describe(Reason::Timeout, clock, 0, 13, Some(Duration::from_secs(1))),
+            "timeout at move 14 (its clock ran out)"
         );
         assert_eq!(duration(Duration::from_millis(500)), "500 ms");
         assert_eq!(duration(Duration::from_millis(1500)), "1.5 s");

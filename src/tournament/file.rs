@@ -246,6 +246,13 @@ impl TournamentFile {
         ]);
         if c.game.has_openings() {
             rows.push(("opening plies", t.opening_plies.to_string()));
+            if let Some(path) = &t.book.openings {
+                let order = format!("{:?}", t.book.openings_order).to_lowercase();
+                rows.push(("openings", format!("{} ({order})", path.display())));
+            }
+        }
+        if let Some(clock) = c.time.time_control {
+            rows.push(("time control", clock.to_string()));
         }
         rows.extend([
             ("replays", c.replays().to_string()),

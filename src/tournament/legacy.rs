@@ -82,6 +82,7 @@ impl LegacyFile {
                     .transpose()
                     .map_err(|e| anyhow!("`shard`: {e}"))?,
                 opening_plies: self.opening_plies,
+                book: Default::default(),
                 seed: Some(self.seed),
                 jobs: Some(self.jobs as u32),
                 // The first layout played a bot's games one at a time.
@@ -91,6 +92,7 @@ impl LegacyFile {
             rules: self.config,
             time: TimeOptions {
                 move_time: Some(Duration::from_millis(self.move_time_ms)),
+                time_control: None,
                 startup_time: Duration::from_millis(self.startup_time_ms),
                 engine_startup: crate::player::engine::ENGINE_STARTUP,
                 time_margin: Duration::ZERO,

@@ -69,6 +69,8 @@ pub async fn play<R: Remotes>(
         rules: config.rules,
         seed: config.seed(),
         opening_plies: config.tournament.opening_plies,
+        book: config.book()?.map(Arc::new),
+        clock: config.time.time_control,
         jobs: config.jobs(),
         replays: config.replays().then(|| out.join("replays")),
         move_time: limits.move_time,

@@ -127,6 +127,12 @@ impl<R: Player + Send> Player for Either<R> {
             Either::Remote(p) => p.late(),
         }
     }
+    fn uncharged(&mut self) -> std::time::Duration {
+        match self {
+            Either::Local(p) => p.uncharged(),
+            Either::Remote(p) => p.uncharged(),
+        }
+    }
     async fn finish(&mut self) {
         match self {
             Either::Local(p) => p.finish().await,

@@ -13,11 +13,13 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::game::{GameConfig, GameKind, Rules, Seat, Turn};
+use crate::player::clock::TimeControl;
 use crate::player::Player;
 use crate::referee::{self, Outcome};
 use crate::results::games::GameRecord;
 use crate::results::replay::{Header, Move, Replay};
 use crate::rng::Rng;
+use crate::schedule::openings::Book;
 use crate::schedule::{game_seed, opening_seed, Pairing};
 
 /// Makes the players of each game: bot processes in a tournament, scripts in tests.
@@ -98,6 +100,11 @@ pub struct Settings {
     pub rules: GameConfig,
     pub seed: u64,
     pub opening_plies: u32,
+    /// The book of `--openings`: each colour-swapped pair starts from its line, then
+    /// `opening_plies` random plies.
+    pub book: Option<Arc<Book>>,
+    /// The game clock of `--time-control`, if the games have one.
+    pub clock: Option<TimeControl>,
     pub jobs: usize,
     /// Where replays go, if they are written.
     pub replays: Option<PathBuf>,
@@ -410,9 +417,12 @@ async fn play_game<S: Seats>(
         index: pairing.index,
     };
     let opening_seed = opening_seed(settings.seed, kind, pair, pairing.index);
+    // The pair's book line: games 2k and 2k + 1 of a pairing are its pair k.
+    let line = (settings.book.as_ref()).map_or(&[][..], |book| book.line(pairing.index / 2));
     let (mut rules, opening) = opening(
         settings.game,
         &settings.rules,
+        line,
         settings.opening_plies,
         opening_seed,
     );
@@ -444,7 +454,8 @@ async fn play_game<S: Seats>(
         opening: &opening,
     };
     seats.watch(pairing.game_id, watched);
-    let outcome = referee::play(rules.as_mut(), &mut pa, &mut pb, opening, &mut |e| {
+    let clock = settings.clock;
+    let outcome = referee::play(rules.as_mut(), &mut pa, &mut pb, opening, clock, &mut |e| {
         let reply = match (e.fault, e.reply) {
             (Some(fault), _) => Err(fault),
             (None, Ok(reply)) => Ok(reply.trim()),
@@ -467,6 +478,7 @@ async fn play_game<S: Seats>(
                 request: with_requests.then_some(e.request),
                 reply: e.reply.as_deref().map_err(|f| f.reason()),
                 fault: e.fault,
+                clock: e.clock,
             });
         }
     })
@@ -483,21 +495,32 @@ async fn play_game<S: Seats>(
     Ok((pairing, outcome, started.elapsed()))
 }
 
-/// A game after `plies` random legal plies, and those plies with who played them. Openings
-/// that end the game are drawn again; if none can be found the game starts from the usual
-/// position.
+/// A game after the book's `line` (checked legal when the book was read) and then `plies`
+/// random legal plies, and all those plies with who played them. Random plies that end the
+/// game are drawn again; if none can be found the game starts from the book's line.
 pub fn opening(
     game: GameKind,
     config: &GameConfig,
+    line: &[(Seat, String)],
     plies: u32,
     seed: u64,
 ) -> (Box<dyn Rules>, Vec<(Seat, String)>) {
+    let from_book = || {
+        let mut rules = game.new_game(config);
+        for (seat, mv) in line {
+            rules
+                .play(*seat, mv)
+                .expect("a book's lines are checked when it is read");
+        }
+        rules
+    };
     let mut rng = Rng::new(seed);
+    let wanted = line.len() + plies as usize;
     if plies > 0 && game.has_openings() {
         for _ in 0..100 {
-            let mut rules = game.new_game(config);
-            let mut moves = Vec::new();
-            while moves.len() < plies as usize {
+            let mut rules = from_book();
+            let mut moves = line.to_vec();
+            while moves.len() < wanted {
                 let Turn::One(seat) = rules.turn() else { break };
                 let legal = rules.legal_moves();
                 let Some(mv) = rng.choose(&legal) else { break };
@@ -506,10 +529,10 @@ pub fn opening(
                     .expect("a move from `legal_moves` is legal");
                 moves.push((seat, mv.clone()));
             }
-            if moves.len() == plies as usize && rules.turn() != Turn::Over {
+            if moves.len() == wanted && rules.turn() != Turn::Over {
                 return (rules, moves);
             }
         }
     }
-    (game.new_game(config), Vec::new())
+    (from_book(), line.to_vec())
 }

@@ -97,6 +97,8 @@ fn settings(game: GameKind, jobs: usize) -> Arc<Settings> {
         },
         seed: 11,
         opening_plies: 0,
+        book: None,
+        clock: None,
         jobs,
         replays: None,
         move_time: std::time::Duration::from_secs(1),

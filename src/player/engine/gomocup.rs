@@ -37,7 +37,10 @@ impl Engine {
         let s = &self.setup;
         let mut info = vec![
             format!("INFO timeout_turn {}", s.move_ms),
-            format!("INFO timeout_match {}", s.match_ms),
+            format!(
+                "INFO timeout_match {}",
+                s.clock.map_or(s.match_ms, |c| c.base.as_millis() as u64)
+            ),
             format!("INFO max_memory {}", s.memory / 100 * MAX_MEMORY_PERCENT),
             "INFO game_type 1".to_string(),
             format!("INFO rule {}", s.rule),
@@ -55,11 +58,11 @@ impl Engine {
         io: &mut EngineIo<'_>,
         request: Request<'_>,
     ) -> Result<String, Failure> {
-        io.send(&format!(
-            "INFO time_left {}",
-            self.setup.match_ms.saturating_sub(self.used_ms)
-        ))
-        .await?;
+        let left = match request.time {
+            Some(t) => t.left.as_millis() as u64,
+            None => self.setup.match_ms.saturating_sub(self.used_ms),
+        };
+        io.send(&format!("INFO time_left {left}")).await?;
         let history = request.history;
         let new = &history[self.known.min(history.len())..];
         if history.is_empty() {

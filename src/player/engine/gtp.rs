@@ -20,7 +20,12 @@ impl Engine {
         }
         // Canadian byo-yomi with no main time and one stone per period: every move has the
         // move time, and unused time is not kept. An engine without a clock may refuse it.
-        let command = format!("time_settings 0 {} 1", gtp_seconds(self.setup.move_ms));
+        // A game clock is sudden death for GTP (it has no increment): the increment shows in
+        // each move's `time_left`.
+        let command = match self.setup.clock {
+            Some(clock) => format!("time_settings {} 0 0", clock.base.as_secs().max(1)),
+            None => format!("time_settings 0 {} 1", gtp_seconds(self.setup.move_ms)),
+        };
         self.gtp_optional(io, &command).await
     }
 
@@ -97,9 +102,14 @@ impl Engine {
             }
         }
         let colour = gtp_colour(request.seat);
-        let seconds = gtp_seconds(self.setup.move_ms);
-        self.gtp_optional(io, &format!("time_left {colour} {seconds} 1"))
-            .await?;
+        let command = match request.time {
+            Some(t) => format!(
+                "time_left {colour} {} 0",
+                gtp_seconds(t.left.as_millis() as u64)
+            ),
+            None => format!("time_left {colour} {} 1", gtp_seconds(self.setup.move_ms)),
+        };
+        self.gtp_optional(io, &command).await?;
         let command = format!("genmove {colour}");
         match gtp_command(io, &command).await? {
             Ok(mv) => {

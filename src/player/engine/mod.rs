@@ -45,6 +45,8 @@ pub struct EngineSetup {
     pub memory: u64,
     /// Gomocup's `INFO rule`: 0 freestyle, 1 exactly five, 4 renju.
     pub rule: u32,
+    /// The game clock, if the game has one (the time left comes with each request).
+    pub clock: Option<crate::player::clock::TimeControl>,
 }
 
 /// One engine's side of a game: what it has been told so far.

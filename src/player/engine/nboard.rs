@@ -42,7 +42,11 @@ impl Engine {
         io: &mut EngineIo<'_>,
         request: Request<'_>,
     ) -> Result<String, Failure> {
-        let game = ggf(request.history, request.seat, self.setup.move_ms);
+        // With a game clock, `TI` is the time left on it: the engine shares it out itself.
+        let ms = request
+            .time
+            .map_or(self.setup.move_ms, |t| t.left.as_millis() as u64);
+        let game = ggf(request.history, request.seat, ms);
         io.send(&format!("set game {game}")).await?;
         self.nboard_ping(io).await?;
         io.send("go").await?;
