@@ -70,6 +70,10 @@ impl Drop for UidBlock {
     /// Empties the block's keyrings, then frees it (its lock is released after this).
     fn drop(&mut self) {
         clear_keyrings(self.base);
+        // Unlocked here, not by the close: a process forked a moment ago by another thread
+        // (a bot's start, between its `fork` and `exec`) still shares the descriptor, and
+        // would keep the block taken until it execs.
+        let _ = rustix::fs::flock(&self._lock, rustix::fs::FlockOperation::Unlock);
     }
 }
 
