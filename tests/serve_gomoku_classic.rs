@@ -120,7 +120,9 @@ fn course_client(port: u16, user: &str, poll: Duration) -> Vec<(u64, String)> {
                     "/play_game/{game}?user={user}&password={pass}&data_type=json&coord={coord}"
                 );
                 let answer = get(port, &path);
-                assert_eq!(answer["is_success"], true, "{answer}");
+                // `check_game` said it was this user's turn: the move is taken (not "the game
+                // is over" just after the opponent's winning move, nor "not your turn").
+                assert_eq!(answer["is_success"], true, "{user}: {answer} after {state}");
             }
             std::thread::sleep(poll);
         };
@@ -192,7 +194,9 @@ fn course_clients_play_whole_gomoku_games_against_each_other_and_a_local_bot_iss
     );
     assert_eq!(move_nowhere["is_success"], false, "{move_nowhere}");
 
-    let poll = Duration::from_millis(40);
+    // Faster than the course's clients poll, so that a client also looks between a move and
+    // the next request, and between the winning move and the result's record.
+    let poll = Duration::from_millis(5);
     let ann = std::thread::spawn(move || course_client(port, "ann", poll));
     let bob = std::thread::spawn(move || course_client(port, "bob", poll));
     let (ann, bob) = (ann.join().unwrap(), bob.join().unwrap());

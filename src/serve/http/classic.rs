@@ -175,7 +175,14 @@ pub async fn check_game(
         return failure("no such game: a game is a number");
     };
     let limit = api.hub.move_time + api.hub.grace;
-    match api.hub.games.with(game, |info| checked(info, limit)) {
+    // Read before the game: a request pending then is still pending when the game is read
+    // (only its reply changes the board), and none pending means not yet or no more.
+    let awaited = play::awaited(&api, game);
+    match api
+        .hub
+        .games
+        .with(game, |info| checked(info, &awaited, limit))
+    {
         Some(fields) => success(fields),
         None => failure(format!("no game {game}")),
     }
@@ -233,8 +240,9 @@ fn point(coord: &str) -> Option<Point> {
 }
 
 /// The fields of `/check_game/N` from a game's state (under the games' lock: one pass over
-/// its moves, nothing copied but the answer).
-fn checked(info: &GameInfo, limit: Duration) -> Map<String, Value> {
+/// its moves, nothing copied but the answer). `awaited`: the players who play over HTTP,
+/// each with whether its move is awaited ([`play::awaited`]).
+fn checked(info: &GameInfo, awaited: &[(String, bool)], limit: Duration) -> Map<String, Value> {
     let mut grid = [None::<bool>; SIZE * SIZE];
     let mut board = String::with_capacity(2 * (info.opening.len() + info.moves.len()));
     let mut last = None;
@@ -257,6 +265,14 @@ fn checked(info: &GameInfo, limit: Duration) -> Map<String, Value> {
         // Black (the first seat) moves on even steps: Gomoku never passes.
         None => ("None", Some(step % 2)),
     };
+    // A player over HTTP has the turn only once the game asks it for its move: between the
+    // last move and its request, or between the winning move and the result's record (the
+    // game no longer listens to its players), it is nobody's turn yet.
+    let to_move = to_move.filter(|&seat| {
+        (awaited.iter())
+            .find(|(name, _)| *name == players[seat])
+            .is_none_or(|&(_, pending)| pending)
+    });
     let stone = |seat: usize| if seat == 0 { "x" } else { "o" };
     let left = limit.saturating_sub(info.moved_at.elapsed()).as_secs();
     let won = (info.result.as_ref())

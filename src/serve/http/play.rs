@@ -207,6 +207,22 @@ async fn adopt(api: Arc<Api>, entrant: usize, mut end: LinkEnd) -> Option<Arc<Se
     Some(session)
 }
 
+/// The entrants of `game` who play it over HTTP, each with whether the game awaits its move
+/// now (a request is pending): what `check_game` says of their turn, so that it never says
+/// "your turn" when `play_game` would refuse the move (the game just ended, or its request
+/// has not come yet).
+pub(super) fn awaited(api: &Api, game: u64) -> Vec<(String, bool)> {
+    let sessions = api.sessions.lock().unwrap_or_else(|e| e.into_inner());
+    let seats: Vec<(usize, bool)> = (sessions.iter())
+        .filter(|((g, _), _)| *g == game)
+        .map(|(&(_, entrant), s)| (entrant, s.lock().request.is_some()))
+        .collect();
+    drop(sessions);
+    (seats.into_iter())
+        .map(|(entrant, pending)| (api.hub.name(entrant), pending))
+        .collect()
+}
+
 /// A game's state as its entrant sees it.
 #[derive(Debug, Serialize)]
 struct GameState {
