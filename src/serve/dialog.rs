@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
 use tokio::sync::{broadcast, mpsc};
 
@@ -21,6 +21,7 @@ use crate::player::remote::{read_reply, Event, LinkEnd, Out};
 use super::gate::{Gate, Stage, DIALOG_TIME};
 use super::guests::{Guests, Seat};
 use super::hub::{Assignment, Hub, HubEvent};
+use super::tcp::say;
 
 /// How long a person at the terminal has for a secret or a call (the tournament's
 /// `--move-time` is for programs), network grace not included.
@@ -113,18 +114,6 @@ impl Person {
             }
         }
     }
-}
-
-/// Writes one line, giving up after a while; whether it was written.
-async fn say<W: AsyncWrite + Unpin>(w: &mut W, line: &str) -> bool {
-    let write = async {
-        w.write_all(format!("{line}\n").as_bytes()).await?;
-        w.flush().await
-    };
-    matches!(
-        tokio::time::timeout(Duration::from_secs(5), write).await,
-        Ok(Ok(()))
-    )
 }
 
 /// The whole dialog: a name, then games until the person leaves.

@@ -208,7 +208,7 @@ where
 }
 
 /// Writes one line, giving up after a while; whether it was written.
-async fn say<W: AsyncWrite + Unpin>(w: &mut W, line: &str) -> bool {
+pub(super) async fn say<W: AsyncWrite + Unpin>(w: &mut W, line: &str) -> bool {
     let write = async {
         w.write_all(format!("{line}\n").as_bytes()).await?;
         w.flush().await
