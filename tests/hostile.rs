@@ -343,9 +343,10 @@ fn a_directory_swapped_for_a_link_never_brings_an_outside_file_into_the_copy_iss
     );
 }
 
-/// The ticks a bot's helper, in a session of its own, counted while the bot played one game
-/// of Gomoku against a bot that takes 200 ms a move.
-fn session_helper_ticks(pause: &str) -> Vec<u64> {
+/// The ticks a bot's helper, in a session of its own, counted between the bot's moves (from
+/// its reply to its next request: while the opponent thinks), in one game of Gomoku against
+/// a bot that takes 200 ms a move; and how many of those waits there were.
+fn session_helper_ticks(pause: &str) -> (u64, u64) {
     require_perl();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
@@ -367,22 +368,40 @@ fn session_helper_ticks(pause: &str) -> Vec<u64> {
     ]);
     let rows = games(&out);
     assert_eq!(culprit(&rows[0]), Some("slow"), "{rows:?}");
-    std::fs::read_to_string(out.join("work/ponder-session/counts"))
-        .unwrap()
+    let counts = std::fs::read_to_string(out.join("work/ponder-session/counts")).unwrap();
+    let counts: Vec<(&str, u64)> = counts
         .lines()
-        .map(|l| l.trim().parse().unwrap())
-        .collect()
+        .map(|l| {
+            let (what, n) = l.split_once(' ').unwrap();
+            (what, n.trim().parse().unwrap())
+        })
+        .collect();
+    // Each wait runs from an `end` (the reply) to the next `start` (the next request).
+    let waits: Vec<u64> = counts
+        .windows(2)
+        .filter(|w| w[0].0 == "end" && w[1].0 == "start")
+        .map(|w| w[1].1 - w[0].1)
+        .collect();
+    println!("--pause-opponent {pause}: ticks during each wait {waits:?}");
+    (waits.iter().sum(), waits.len() as u64)
 }
 
 #[test]
 fn a_paused_bots_helper_in_its_own_session_is_paused_too_issue_17() {
-    // Six moves of the slow bot take 1.2 s: the helper, spinning, ticks about 100 times in
-    // that time unless it is stopped with its bot (it then runs only while the bot moves).
-    let paused = session_helper_ticks("on");
-    let running = session_helper_ticks("off");
-    let (p, r) = (*paused.last().unwrap(), *running.last().unwrap());
-    assert!(p < 25, "ticks while paused: {paused:?}");
-    assert!(r > 50, "ticks while running: {running:?}");
+    // The slow bot thinks 200 ms a move: the helper, spinning, ticks about 20 times in each
+    // wait unless it is stopped with its bot. Stopped, it runs only from the bot's reply to
+    // the freeze (once the opponent has thought 1 ms): 0 to 2 ticks a wait.
+    let (paused, waits) = session_helper_ticks("on");
+    let (running, _) = session_helper_ticks("off");
+    assert!(waits >= 3, "the bot waited {waits} times");
+    assert!(
+        running > 5 * waits,
+        "{running} ticks in {waits} running waits"
+    );
+    assert!(
+        paused * 4 < running,
+        "{paused} ticks in {waits} paused waits, against {running} running"
+    );
 }
 
 #[test]

@@ -11,8 +11,7 @@ mod page;
 #[path = "common/webdriver.rs"]
 mod webdriver;
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
+use std::io::Write;
 use std::time::Duration;
 
 use common::*;
@@ -31,35 +30,6 @@ fn register(port: u16, name: &str) -> (u16, Value) {
 
 fn tournament(port: u16) -> Value {
     call(port, "GET", "/api/tournament", "").1
-}
-
-/// A Morra entrant over TCP that always shows 1 and guesses 2, until told `END`; the games
-/// it played.
-fn morra_client(port: u16, name: &str, token: &str) -> std::thread::JoinHandle<usize> {
-    let (name, token) = (name.to_string(), token.to_string());
-    std::thread::spawn(move || {
-        let mut games = 0;
-        loop {
-            let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            stream
-                .set_read_timeout(Some(Duration::from_secs(60)))
-                .unwrap();
-            let mut w = stream.try_clone().unwrap();
-            let mut lines = BufReader::new(stream).lines();
-            writeln!(w, "HELLO {name} {token}").unwrap();
-            let ok = lines.next().and_then(Result::ok).unwrap_or_default();
-            assert!(ok.starts_with("OK "), "{ok}");
-            match lines.next().and_then(Result::ok) {
-                Some(header) if header.starts_with("GAME ") => games += 1,
-                _ => return games,
-            }
-            for _request in lines.map_while(Result::ok) {
-                if writeln!(w, "1 2").is_err() {
-                    break;
-                }
-            }
-        }
-    })
 }
 
 /// Waits up to 20 s for `ready`.

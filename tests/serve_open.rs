@@ -5,8 +5,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
+use std::io::Write;
 use std::time::Duration;
 
 use common::*;
@@ -30,33 +29,6 @@ fn register(port: u16, name: &str) -> (u16, Option<String>, Value) {
         "/api/register",
         &format!("{{\"name\":\"{name}\"}}"),
     )
-}
-
-/// A Morra entrant over TCP that always shows 1 and guesses 2; the games it played.
-fn morra_client(port: u16, name: String, token: String) -> std::thread::JoinHandle<usize> {
-    std::thread::spawn(move || {
-        let mut games = 0;
-        loop {
-            let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-            stream
-                .set_read_timeout(Some(Duration::from_secs(30)))
-                .unwrap();
-            let mut w = stream.try_clone().unwrap();
-            let mut lines = BufReader::new(stream).lines();
-            writeln!(w, "HELLO {name} {token}").unwrap();
-            let ok = lines.next().and_then(Result::ok).unwrap_or_default();
-            assert!(ok.starts_with("OK "), "{ok}");
-            match lines.next().and_then(Result::ok) {
-                Some(header) if header.starts_with("GAME ") => games += 1,
-                _ => return games,
-            }
-            for _request in lines.map_while(Result::ok) {
-                if writeln!(w, "1 2").is_err() {
-                    break;
-                }
-            }
-        }
-    })
 }
 
 #[test]
@@ -124,7 +96,7 @@ fn open_registration_until_the_operator_starts_the_tournament_issue_12() {
     assert!(!text.contains(&token));
 
     // zed connects; the operator starts; amy never comes.
-    let client = morra_client(port, "zed".into(), token);
+    let client = morra_client(port, "zed", &token);
     wait_for(|| call(port, "GET", "/api/tournament", "").2["entrants"][0]["connected"] == true);
     writeln!(operator, "start").unwrap();
     // Late entrants may join until the operator closes registration (issue 19).

@@ -351,3 +351,33 @@ pub fn entrants(dir: &Path, names: &[&str]) -> PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// A Morra entrant over the line protocol that always shows 1 and guesses 2, until told `END`; the games
+/// it played.
+pub fn morra_client(port: u16, name: &str, token: &str) -> std::thread::JoinHandle<usize> {
+    use std::io::{BufRead, BufReader};
+    let (name, token) = (name.to_string(), token.to_string());
+    std::thread::spawn(move || {
+        let mut games = 0;
+        loop {
+            let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(60)))
+                .unwrap();
+            let mut w = stream.try_clone().unwrap();
+            let mut lines = BufReader::new(stream).lines();
+            writeln!(w, "HELLO {name} {token}").unwrap();
+            let ok = lines.next().and_then(Result::ok).unwrap_or_default();
+            assert!(ok.starts_with("OK "), "{ok}");
+            match lines.next().and_then(Result::ok) {
+                Some(header) if header.starts_with("GAME ") => games += 1,
+                _ => return games,
+            }
+            for _request in lines.map_while(Result::ok) {
+                if writeln!(w, "1 2").is_err() {
+                    break;
+                }
+            }
+        }
+    })
+}
