@@ -15,13 +15,20 @@ pub struct Pairing {
     pub game_id: u64,
     /// Indices of the bots in seat A (moves first) and seat B.
     pub seats: [usize; 2],
-    /// The same for the two colour-swapped games of a pairing (the `game_id` of the first of
-    /// them), so both start from the same random opening.
-    pub opening: u64,
     /// The game's index among its pairing's games, over all rounds: `(round - 1) * G + g` for
     /// game `g` of the round, `G` the games per pairing rounded up to even, so colour-swapped
-    /// games are `2m` and `2m + 1` (see [`game_seed`]).
+    /// games are `2m` and `2m + 1`: their pair, [`Pairing::pair`], shares an opening (see
+    /// [`game_seed`] and [`opening_seed`]).
     pub index: u32,
+}
+
+impl Pairing {
+    /// The colour-swapped pair of this game among its pairing's games (`index / 2`): the two
+    /// games of a pair start from the same opening (a book's line, or random plies), and an
+    /// odd game out is a pair of its own.
+    pub fn pair(&self) -> u32 {
+        self.index / 2
+    }
 }
 
 /// 64-bit FNV-1a of `parts`, each followed by a 0 byte so `["ab", "c"]` and `["a", "bc"]`
@@ -119,7 +126,6 @@ pub fn round_robin(bots: usize, rounds: u32, games: u32) -> Vec<Pairing> {
                         round,
                         game_id,
                         seats: if swap { [b, a] } else { [a, b] },
-                        opening: game_id - u64::from(g % 2),
                         index: game_index(round, g, games),
                     });
                 }
@@ -160,8 +166,6 @@ pub fn gauntlet(
     // wide-side bot's slots. With a stride of 2 or more, consecutive slots share no wide-side
     // bot either: a game then waits only for the game before it of its narrow-side bot.
     let stride = wide / narrow;
-    // The first game_id of the current colour-swapped pair of each (candidate, reference).
-    let mut pair_start = vec![0u64; nc * nr];
     let mut game_id = 0;
     for round in 1..=rounds {
         for g in 0..games {
@@ -174,10 +178,6 @@ pub fn gauntlet(
                     // sum is even: each bot then moves first in about half its pairings.
                     let cand_first = ((i + j) as u32 + g + round - 1).is_multiple_of(2);
                     game_id += 1;
-                    let start = &mut pair_start[i * nr + j];
-                    if g.is_multiple_of(2) {
-                        *start = game_id;
-                    }
                     schedule.push(Pairing {
                         round,
                         game_id,
@@ -186,7 +186,6 @@ pub fn gauntlet(
                         } else {
                             [refr, cand]
                         },
-                        opening: *start,
                         index: game_index(round, g, games),
                     });
                 }
@@ -327,15 +326,20 @@ mod tests {
     #[test]
     fn colour_swapped_games_share_an_opening() {
         let s = round_robin(3, 1, 4);
+        // A colour-swapped pair: its two bots and its number among their games.
+        let key = |p: &Pairing| {
+            let [x, y] = p.seats;
+            ([x.min(y), x.max(y)], p.pair())
+        };
         for (k, pair) in s.chunks(2).enumerate() {
-            assert_eq!(pair[0].opening, pair[1].opening);
+            assert_eq!(key(&pair[0]), key(&pair[1]));
             // Games 2k and 2k+1 of a pairing are its pair k (3 pairings, 4 games each).
-            assert_eq!([pair[0].index / 2, pair[1].index / 2], [(k % 2) as u32; 2]);
+            assert_eq!([pair[0].pair(), pair[1].pair()], [(k % 2) as u32; 2]);
             assert_eq!(pair[0].seats, [pair[1].seats[1], pair[1].seats[0]]);
         }
-        let mut openings: Vec<u64> = s.iter().map(|p| p.opening).collect();
-        openings.dedup();
-        assert_eq!(openings.len(), s.len() / 2);
+        let mut pairs: Vec<_> = s.iter().map(key).collect();
+        pairs.dedup();
+        assert_eq!(pairs.len(), s.len() / 2);
     }
 
     #[test]
@@ -410,13 +414,15 @@ mod tests {
     fn gauntlet_colour_swapped_games_share_an_opening() {
         for games in [2, 3, 4] {
             let s = gauntlet_of(3, 2, 2, games);
-            let mut by_opening: BTreeMap<u64, Vec<&Pairing>> = BTreeMap::new();
+            let mut by_pair: BTreeMap<([usize; 2], u32), Vec<&Pairing>> = BTreeMap::new();
             for p in &s {
-                by_opening.entry(p.opening).or_default().push(p);
+                let [x, y] = p.seats;
+                let key = ([x.min(y), x.max(y)], p.pair());
+                by_pair.entry(key).or_default().push(p);
             }
-            for (opening, pair) in &by_opening {
-                // The opening is the id of the pair's first game.
-                assert_eq!(pair[0].game_id, *opening);
+            for (opening, pair) in &by_pair {
+                // The pair's first game is its even index.
+                assert_eq!(pair[0].index % 2, 0);
                 match pair.as_slice() {
                     [a, b] => {
                         assert_eq!(a.seats, [b.seats[1], b.seats[0]]);
@@ -424,10 +430,10 @@ mod tests {
                     }
                     // The odd game out of an odd `games` has an opening of its own.
                     [_] => assert_eq!(games % 2, 1),
-                    _ => panic!("{games} games: opening {opening} used {} times", pair.len()),
+                    _ => panic!("{games} games: pair {opening:?} used {} times", pair.len()),
                 }
             }
-            let singles = by_opening.values().filter(|p| p.len() == 1).count();
+            let singles = by_pair.values().filter(|p| p.len() == 1).count();
             assert_eq!(singles, if games % 2 == 1 { 3 * 2 * 2 } else { 0 });
         }
     }

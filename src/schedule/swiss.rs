@@ -49,8 +49,8 @@ impl Swiss {
     }
 
     /// Round `round` (from 1), paired from the games of the rounds before it (games of later
-    /// rounds are ignored). Game ids run on from round to round, so each game's seed and
-    /// opening are fixed by its round and place.
+    /// rounds are ignored). Game ids run on from round to round; each game's seed and opening
+    /// come from its two bots' names and its index in their pairing (they meet once: 0 and 1).
     pub fn round(&self, round: u32, played: &[Played]) -> Round {
         let before: Vec<&Played> = played.iter().filter(|g| g.round < round).collect();
         let mut score = vec![0u32; self.bots];
@@ -78,7 +78,6 @@ impl Swiss {
                 round,
                 game_id: id,
                 seats,
-                opening: id,
                 // The two bots meet once: the pair's games are their pairing's 0 and 1.
                 index: 0,
             });
@@ -86,7 +85,6 @@ impl Swiss {
                 round,
                 game_id: id + 1,
                 seats: [seats[1], seats[0]],
-                opening: id,
                 index: 1,
             });
         }

@@ -259,7 +259,6 @@ impl Hub {
             round: 0,
             game_id,
             seats,
-            opening: game_id,
             index: 0,
         };
         if games.send(pairing).is_err() {

@@ -151,7 +151,6 @@ fn appended(
                     round,
                     game_id,
                     seats: if first { [bot, other] } else { [other, bot] },
-                    opening: game_id - u64::from(g % 2),
                     index: crate::schedule::game_index(round, g, games),
                 });
             }

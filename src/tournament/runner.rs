@@ -186,7 +186,7 @@ pub async fn play_schedule<S: Seats>(
         mut enough,
         mut more,
     } = plan;
-    // Games started of each colour-swapped pair (its round, opening and bots), so that a
+    // Games started of each colour-swapped pair (its bots and `Pairing::pair`), so that a
     // stopping rule leaves no pair half played.
     let mut begun: HashMap<PairKey, u32> = HashMap::new();
     let mut started = false;
@@ -337,12 +337,12 @@ pub async fn play_schedule<S: Seats>(
     })
 }
 
-/// What the two games of a colour-swapped pair share: round, opening and bots.
-type PairKey = (u32, u64, [usize; 2]);
+/// What the two games of a colour-swapped pair share: their bots and [`Pairing::pair`].
+type PairKey = (u32, [usize; 2]);
 
 fn pair_key(p: &Pairing) -> PairKey {
     let [a, b] = p.seats;
-    (p.round, p.opening, [a.min(b), a.max(b)])
+    (p.pair(), [a.min(b), a.max(b)])
 }
 
 /// Puts a friendly game first among the games to play, unless its seats are not the run's.
@@ -418,7 +418,7 @@ async fn play_game<S: Seats>(
     };
     let opening_seed = opening_seed(settings.seed, kind, pair, pairing.index);
     // The pair's book line: games 2k and 2k + 1 of a pairing are its pair k.
-    let line = (settings.book.as_ref()).map_or(&[][..], |book| book.line(pairing.index / 2));
+    let line = (settings.book.as_ref()).map_or(&[][..], |book| book.line(pairing.pair()));
     let (mut rules, opening) = opening(
         settings.game,
         &settings.rules,

@@ -16,10 +16,10 @@ pub struct Match {
     bounds: Bounds,
     /// The bot the test is about (the candidate), and its opponent.
     bots: [String; 2],
-    /// Each scheduled game's pair (its opening).
-    pair_of: HashMap<u64, u64>,
+    /// Each scheduled game's colour-swapped pair ([`Pairing::pair`]).
+    pair_of: HashMap<u64, u32>,
     /// Half-points of the first bot in each pair with one game over.
-    open: HashMap<u64, u32>,
+    open: HashMap<u32, u32>,
     counts: Pentanomial,
     /// Where `sprt.json` goes.
     out: PathBuf,
@@ -32,7 +32,7 @@ impl Match {
         Match {
             bounds,
             bots,
-            pair_of: schedule.iter().map(|p| (p.game_id, p.opening)).collect(),
+            pair_of: schedule.iter().map(|p| (p.game_id, p.pair())).collect(),
             open: HashMap::new(),
             counts: [0; 5],
             out: out.join("sprt.json"),
@@ -84,7 +84,7 @@ impl Match {
     pub fn unfinished(&self, pending: Vec<Pairing>) -> Vec<Pairing> {
         pending
             .into_iter()
-            .filter(|p| self.open.contains_key(&p.opening))
+            .filter(|p| self.open.contains_key(&p.pair()))
             .collect()
     }
 }

@@ -382,7 +382,6 @@ fn friendly_games_are_played_by_the_same_loop_but_kept_out_of_the_tournament_s_r
         round: 0,
         game_id,
         seats,
-        opening: game_id,
         index: 0,
     };
     tx.send(friendly(1_000_000_001, [0, 1])).unwrap();
@@ -422,7 +421,6 @@ fn friendly_games_are_played_before_the_start_and_the_schedule_waits_for_it() {
         round: 0,
         game_id: friendly,
         seats: [1, 0],
-        opening: friendly,
         index: 0,
     })
     .unwrap();
@@ -461,7 +459,7 @@ fn a_stopping_rule_starts_no_new_pair_but_finishes_those_begun() {
         let played = play_with(&settings(GameKind::Morra, jobs), &seats, plan, None);
         let mut ids: Vec<u64> = played.records.iter().map(|r| r.game_id).collect();
         ids.sort();
-        // Games 2k−1 and 2k share an opening: only whole pairs, and no more than were
+        // Games 2k−1 and 2k are a colour-swapped pair: only whole pairs, and no more than were
         // running when the first game ended.
         assert!(ids.len() <= jobs.max(2) + 1, "{jobs} jobs: {ids:?}");
         assert!(
