@@ -60,7 +60,7 @@ impl Remotes for Entrance {
         });
         let door = hub.door(s.game.game_id, s.entrant, pair);
         // A person at the terminal types: the tournament's move time is for programs.
-        let person = self.guest_name(s.entrant).is_some();
+        let person = (self.2.as_ref()).is_some_and(|g| g.name(s.entrant).is_some());
         let move_time = if person {
             hub.move_time.max(dialog::PERSON_MOVE_TIME)
         } else {
@@ -113,10 +113,6 @@ impl Remotes for Entrance {
 
     fn guests(&self) -> usize {
         self.2.as_ref().map_or(0, |_| guests::MAX_GUESTS)
-    }
-
-    fn guest_name(&self, entrant: usize) -> Option<&str> {
-        self.2.as_ref()?.name(entrant)
     }
 
     fn late(&self, door: Arc<crate::tournament::late::Late>) -> bool {

@@ -56,12 +56,6 @@ pub trait Remotes: Send + Sync + 'static {
     fn guests(&self) -> usize {
         0
     }
-    /// The name of the guest that is remote player `entrant` (an index after the entrants'),
-    /// once it has come.
-    fn guest_name(&self, entrant: usize) -> Option<&str> {
-        let _ = entrant;
-        None
-    }
     /// Takes the door through which entrants join the running tournament late (their index
     /// follows the last one's); whether it will use it (else the run does not wait for them).
     fn late(&self, door: Arc<Late>) -> bool {
@@ -186,17 +180,20 @@ impl<R: Remotes> Seats for Mixed<R> {
 
     fn name(&self, bot: usize) -> &str {
         match bot.checked_sub(self.first_remote()) {
-            Some(e) => match self.names.get(e).and_then(|n| n.get()) {
-                Some(name) => name,
-                // An entrant who joined late, or a guest: the remotes know it by now.
-                None => match self.remotes.names().into_iter().nth(e) {
-                    Some(name) => self
-                        .names
-                        .get(e)
-                        .map_or("guest", |n| n.get_or_init(|| name)),
-                    None => self.remotes.guest_name(e).unwrap_or("guest"),
-                },
-            },
+            Some(e) => {
+                let Some(slot) = self.names.get(e) else {
+                    return "guest";
+                };
+                // An entrant who joined late, or a guest of the terminal: the remotes' names
+                // hold it by its first game.
+                match slot.get() {
+                    Some(name) => name,
+                    None => match self.remotes.names().into_iter().nth(e) {
+                        Some(name) => slot.get_or_init(|| name),
+                        None => "guest",
+                    },
+                }
+            }
             None => self.lineup.name(bot),
         }
     }
