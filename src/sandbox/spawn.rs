@@ -134,45 +134,8 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
     };
     let joins = args.setup.is_some_and(|s| s.needs_intermediate());
     let own_pidns = parent_pidns.map(|_| own_pid_namespace());
-    let mut stack = vec![0u8; 2 * STACK_SIZE];
-    // SAFETY: the middle of the buffer: the grandchild's stack grows down from there.
-    args.inner_stack = unsafe { stack.as_mut_ptr().add(STACK_SIZE) }.cast();
-
-    // SAFETY: signals are blocked around the clone so that no handler of the parent runs on
-    // the child's stack while it shares the parent's memory; the child restores the mask
-    // after resetting the handlers. `stack` and `args` outlive the child's use of them: with
-    // CLONE_VFORK the parent does not return from clone() until the child has called execve
-    // or exited.
-    let pid = unsafe {
-        let mut all: libc::sigset_t = std::mem::zeroed();
-        libc::sigfillset(&mut all);
-        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut args.old_mask);
-        let top = stack.as_mut_ptr().add(2 * STACK_SIZE);
-        if let Some(fd) = parent_pidns {
-            if libc::setns(fd, libc::CLONE_NEWPID) != 0 {
-                let error = io::Error::last_os_error();
-                libc::pthread_sigmask(libc::SIG_SETMASK, &args.old_mask, std::ptr::null_mut());
-                return Err(error);
-            }
-        }
-        let pid = libc::clone(
-            child_main,
-            top.cast(),
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-            (&mut args as *mut ChildArgs).cast(),
-        );
-        let clone_error = io::Error::last_os_error();
-        if own_pidns.is_some_and(|own| libc::setns(own, libc::CLONE_NEWPID) != 0) {
-            // This thread's next children would start in a bot's PID namespace.
-            eprintln!("error: cannot return to arena's own PID namespace");
-            std::process::abort();
-        }
-        libc::pthread_sigmask(libc::SIG_SETMASK, &args.old_mask, std::ptr::null_mut());
-        if pid < 0 {
-            return Err(clone_error);
-        }
-        pid
-    };
+    let pid =
+        STACK.with_borrow_mut(|stack| clone_child(stack, &mut args, parent_pidns, own_pidns))?;
     drop((in_read, out_write));
 
     // With CLONE_VFORK the child has called execve or exited by now; if it failed, it left
@@ -214,6 +177,62 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         stdout: out_read.map(receiver).transpose()?,
         status: None,
     })
+}
+
+thread_local! {
+    /// The stacks of this thread's children (the child's, and in a game's namespaces the
+    /// grandchild's above it), reused from one start to the next rather than allocated and
+    /// zeroed each time: a child is done with them when `clone` returns (CLONE_VFORK), and a
+    /// thread starts one child at a time.
+    static STACK: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0u8; 2 * STACK_SIZE]);
+}
+
+/// Clones the child that sets up and execs the process, on `stack` (`2 * STACK_SIZE` bytes);
+/// returns its pid once it has called execve or exited (CLONE_VFORK).
+fn clone_child(
+    stack: &mut [u8],
+    args: &mut ChildArgs,
+    parent_pidns: Option<RawFd>,
+    own_pidns: Option<RawFd>,
+) -> io::Result<c_int> {
+    assert_eq!(stack.len(), 2 * STACK_SIZE);
+    // SAFETY: the middle of the buffer: the grandchild's stack grows down from there.
+    args.inner_stack = unsafe { stack.as_mut_ptr().add(STACK_SIZE) }.cast();
+    // SAFETY: signals are blocked around the clone so that no handler of the parent runs on
+    // the child's stack while it shares the parent's memory; the child restores the mask
+    // after resetting the handlers. `stack` and `args` outlive the child's use of them: with
+    // CLONE_VFORK the parent does not return from clone() until the child has called execve
+    // or exited.
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut args.old_mask);
+        let top = stack.as_mut_ptr().add(2 * STACK_SIZE);
+        if let Some(fd) = parent_pidns {
+            if libc::setns(fd, libc::CLONE_NEWPID) != 0 {
+                let error = io::Error::last_os_error();
+                libc::pthread_sigmask(libc::SIG_SETMASK, &args.old_mask, std::ptr::null_mut());
+                return Err(error);
+            }
+        }
+        let pid = libc::clone(
+            child_main,
+            top.cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            (args as *mut ChildArgs).cast(),
+        );
+        let clone_error = io::Error::last_os_error();
+        if own_pidns.is_some_and(|own| libc::setns(own, libc::CLONE_NEWPID) != 0) {
+            // This thread's next children would start in a bot's PID namespace.
+            eprintln!("error: cannot return to arena's own PID namespace");
+            std::process::abort();
+        }
+        libc::pthread_sigmask(libc::SIG_SETMASK, &args.old_mask, std::ptr::null_mut());
+        if pid < 0 {
+            return Err(clone_error);
+        }
+        Ok(pid)
+    }
 }
 
 /// arena's own PID namespace, to return to after starting a bot in a game's.
