@@ -4,10 +4,10 @@
 //! The first line describes the game ([`Header`], with the file's `format` version), then one
 //! line per exchange ([`ExchangeRecord`]), then one line with the result ([`ResultRecord`],
 //! missing if the controller was killed mid-game). Lines are serialized from typed records
-//! straight into a buffered writer.
+//! into a buffer, which a thread of its own writes to the file ([`writer`]).
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -143,11 +143,18 @@ pub struct ReplayFile {
     pub result: Option<ResultRecord>,
 }
 
+mod writer;
+
+/// How many bytes of lines a replay gathers before handing them to the writing thread.
+const CHUNK: usize = 16 * 1024;
+
 /// A replay being written. Writing is best effort for the game, but the first error is kept
 /// and returned by [`Replay::finish`] so the caller can warn about it.
 pub struct Replay {
-    out: BufWriter<File>,
-    error: Option<io::Error>,
+    out: Option<writer::Writer>,
+    /// Lines not yet handed to the writing thread.
+    buf: Vec<u8>,
+    path: std::path::PathBuf,
 }
 
 fn seat_name(seat: Seat) -> &'static str {
@@ -158,13 +165,13 @@ fn seat_name(seat: Seat) -> &'static str {
 }
 
 impl Replay {
-    /// Creates the replay file at `path` and writes its header line.
-    pub fn create(path: &Path, header: &Header) -> Result<Replay> {
-        let file =
-            File::create(path).with_context(|| format!("cannot create `{}`", path.display()))?;
+    /// Starts the replay file at `path` with its header line. The file is made and written
+    /// by another thread: an error doing so is [`Replay::finish`]'s.
+    pub fn create(path: &Path, header: &Header) -> Replay {
         let mut replay = Replay {
-            out: BufWriter::new(file),
-            error: None,
+            out: None,
+            buf: Vec::with_capacity(CHUNK),
+            path: path.to_owned(),
         };
         let [bot_a, bot_b] = header.bots.clone();
         replay.line(&HeaderLine {
@@ -180,10 +187,9 @@ impl Replay {
             move_time_ms: header.move_time_ms,
             gomoku_rule: header.gomoku_rule.clone(),
         });
-        match replay.error.take() {
-            Some(e) => Err(e).with_context(|| format!("cannot write `{}`", path.display())),
-            None => Ok(replay),
-        }
+        let first = std::mem::replace(&mut replay.buf, Vec::with_capacity(CHUNK));
+        replay.out = Some(writer::Writer::open(path.to_owned(), first));
+        replay
     }
 
     /// Records one exchange.
@@ -205,8 +211,9 @@ impl Replay {
         });
     }
 
-    /// Records the result and closes the file; returns the first write error, if any.
-    pub fn finish(mut self, o: &Outcome) -> io::Result<()> {
+    /// Records the result and closes the file once it is all written; returns the first error
+    /// making or writing it, if any.
+    pub async fn finish(mut self, o: &Outcome) -> io::Result<()> {
         let result = match o.result {
             GameResult::A => "a",
             GameResult::B => "b",
@@ -227,32 +234,26 @@ impl Replay {
             score_b: o.scores[1],
             plies: o.plies,
         });
-        if self.error.is_none() {
-            if let Err(e) = self.out.flush() {
-                self.error = Some(e);
-            }
-        }
-        match self.error {
-            Some(e) => Err(e),
+        let last = std::mem::take(&mut self.buf);
+        match self.out.take() {
+            Some(out) => out.close(last).await,
             None => Ok(()),
         }
     }
 
-    /// The first write error so far, if any.
-    pub fn error(&self) -> Option<&io::Error> {
-        self.error.as_ref()
+    /// The file being written.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     fn line<T: Serialize>(&mut self, record: &T) {
-        // After the first error the rest of the file is worthless: stop writing.
-        if self.error.is_some() {
-            return;
-        }
-        let written = serde_json::to_writer(&mut self.out, record)
-            .map_err(io::Error::from)
-            .and_then(|()| self.out.write_all(b"\n"));
-        if let Err(e) = written {
-            self.error = Some(e);
+        // Typed records with string keys always serialize.
+        serde_json::to_writer(&mut self.buf, record).expect("a replay line serializes");
+        self.buf.push(b'\n');
+        if self.buf.len() >= CHUNK {
+            if let Some(out) = &self.out {
+                out.write(std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK)));
+            }
         }
     }
 
@@ -309,8 +310,8 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    #[test]
-    fn a_replay_reads_back_as_written() {
+    #[tokio::test]
+    async fn a_replay_reads_back_as_written() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("1.jsonl");
         let header = Header {
@@ -324,7 +325,7 @@ mod tests {
             move_time_ms: 5000,
             gomoku_rule: None,
         };
-        let mut replay = Replay::create(&path, &header).unwrap();
+        let mut replay = Replay::create(&path, &header);
         let request = vec!["call".to_string(), String::new()];
         replay.exchange(&Move {
             seat: Seat::A,
@@ -353,6 +354,7 @@ mod tests {
                 plies: 2,
                 faults: [None, None],
             })
+            .await
             .unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
@@ -383,5 +385,61 @@ mod tests {
             ("a", "b")
         );
         assert_eq!((result.score_a, result.plies), (1, 2));
+    }
+
+    #[tokio::test]
+    async fn a_long_replay_is_written_whole_and_a_file_that_cannot_be_made_is_finish_s_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let header = Header {
+            run: "run".into(),
+            game: "numeron".into(),
+            round: 1,
+            game_id: 1,
+            bots: ["x".into(), "y".into()],
+            seed: 1,
+            opening: Vec::new(),
+            move_time_ms: 100,
+            gomoku_rule: None,
+        };
+        let outcome = Outcome {
+            scores: [0, 0],
+            result: GameResult::Draw,
+            reason: Reason::Normal,
+            culprit: Culprit::Nobody,
+            plies: 0,
+            faults: [None, None],
+        };
+        // Many chunks' worth of lines reach the file in order.
+        let path = dir.path().join("1.jsonl");
+        let mut replay = Replay::create(&path, &header);
+        let request: Vec<String> = vec!["call".into(), "0".repeat(1000)];
+        for i in 0..200 {
+            let reply = i.to_string();
+            replay.exchange(&Move {
+                seat: if i % 2 == 0 { Seat::A } else { Seat::B },
+                think: Duration::from_millis(i),
+                late: None,
+                request: Some(&request),
+                reply: Ok(&reply),
+                fault: None,
+                clock: None,
+            });
+        }
+        replay.finish(&outcome).await.unwrap();
+        let read = Replay::read(&path).unwrap();
+        assert_eq!(read.exchanges.len(), 200);
+        let replies: Vec<String> = read
+            .exchanges
+            .iter()
+            .map(|e| e.reply.clone().unwrap())
+            .collect();
+        assert_eq!(replies, (0..200).map(|i| i.to_string()).collect::<Vec<_>>());
+        assert!(read.result.is_some());
+
+        // A file that cannot be made: the game is played, its replay's finish says why.
+        let missing = dir.path().join("no such directory/2.jsonl");
+        let replay = Replay::create(&missing, &header);
+        let err = replay.finish(&outcome).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
     }
 }

@@ -426,7 +426,7 @@ async fn play_game<S: Seats>(
         settings.opening_plies,
         opening_seed,
     );
-    let replay = settings.replays.as_ref().map(|dir| {
+    let mut replay = settings.replays.as_ref().map(|dir| {
         let path = dir.join(format!("{}.jsonl", pairing.game_id));
         let plies: Vec<String> = opening.iter().map(|(_, mv)| mv.clone()).collect();
         let header = Header {
@@ -443,7 +443,6 @@ async fn play_game<S: Seats>(
         };
         Replay::create(&path, &header)
     });
-    let mut replay = replay.transpose()?;
     let mut pa = seats.player(pairing.seats[0], &game);
     let mut pb = seats.player(pairing.seats[1], &game);
     // Morra's requests are the histories of the replies before them: recording them would
@@ -484,12 +483,9 @@ async fn play_game<S: Seats>(
     })
     .await;
     if let Some(r) = replay {
-        let path = settings
-            .replays
-            .as_ref()
-            .map(|d| d.join(format!("{}.jsonl", pairing.game_id)))
-            .unwrap_or_default();
+        let path = r.path().to_owned();
         r.finish(&outcome)
+            .await
             .with_context(|| format!("cannot write `{}`", path.display()))?;
     }
     Ok((pairing, outcome, started.elapsed()))
