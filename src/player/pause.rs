@@ -1,11 +1,13 @@
 //! Pausing a bot between its moves, lazily: the waiting bot is frozen only once its opponent
 //! has thought for [`PAUSE_AFTER`], so the fast exchanges of quick bots cost no freeze and
-//! thaw, while a bot that ponders through its opponent's long think is still stopped.
+//! thaw, while a bot that ponders through its opponent's long think is still stopped. One
+//! thread of the run ([`Waker`]) writes the freezes that fall due.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// How long the opponent thinks before the waiting bot is frozen: at most this much of the
 /// opponent's time can be shared with a pondering bot.
@@ -60,71 +62,150 @@ impl Freezer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Running,
-    /// A freeze is due; the number tells which pause it belongs to.
-    Due(u64),
+    /// A freeze is due at this instant.
+    Due(Instant),
     Frozen,
+}
+
+/// What the pause of one bot and the [`Waker`] share.
+#[derive(Debug)]
+struct Shared {
+    freezer: Freezer,
+    state: Mutex<State>,
 }
 
 /// The pause of one bot process in one game.
 #[derive(Debug)]
 pub struct Pause {
-    freezer: Freezer,
-    state: Arc<Mutex<(State, u64)>>,
+    shared: Arc<Shared>,
 }
 
 impl Pause {
     /// A pause that stops the bot through `freezer`.
     pub fn new(freezer: Freezer) -> Pause {
-        Pause {
+        let shared = Arc::new(Shared {
             freezer,
-            state: Arc::new(Mutex::new((State::Running, 0))),
-        }
+            state: Mutex::new(State::Running),
+        });
+        waker().watch(&shared);
+        Pause { shared }
     }
 
     /// The bot's move is over: freeze it once [`PAUSE_AFTER`] has passed, unless it is asked
-    /// again first. Needs a tokio runtime.
+    /// again first. Costs a lock and, only when the waker thread has nothing to wait for, a
+    /// wake-up of it: no task and no timer per move.
     pub fn pause(&self) {
-        let due = {
-            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            if state.0 != State::Running {
+        {
+            let mut state = lock(&self.shared.state);
+            if *state != State::Running {
                 return;
             }
-            state.1 += 1;
-            state.0 = State::Due(state.1);
-            state.1
-        };
-        let (freezer, state) = (self.freezer.clone(), Arc::clone(&self.state));
-        tokio::spawn(async move {
-            tokio::time::sleep(PAUSE_AFTER).await;
-            // The freeze is written under the lock, so a resume cannot overtake it.
-            let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-            if state.0 == State::Due(due) {
-                freezer.set(true);
-                state.0 = State::Frozen;
-            }
-        });
+            *state = State::Due(Instant::now() + PAUSE_AFTER);
+        }
+        waker().due();
     }
 
     /// The bot is asked again (or its game ends): thaw it if it was frozen, and cancel a due
     /// freeze.
     pub fn resume(&self) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if state.0 == State::Frozen {
-            self.freezer.set(false);
+        let mut state = lock(&self.shared.state);
+        if *state == State::Frozen {
+            self.shared.freezer.set(false);
         }
-        state.0 = State::Running;
+        *state = State::Running;
     }
 
     /// Whether the bot is frozen now.
     #[cfg(test)]
     pub fn is_frozen(&self) -> bool {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).0 == State::Frozen
+        *lock(&self.shared.state) == State::Frozen
     }
 }
 
 impl Drop for Pause {
     fn drop(&mut self) {
         self.resume();
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The thread that freezes bots whose freeze is due: it sleeps until the earliest due
+/// instant, or, with none due, until a pause wakes it. A freeze is written under the pause's
+/// lock, so a resume cannot overtake it.
+#[derive(Debug, Default)]
+struct Waker {
+    /// The pauses of the games being played (dead ones are dropped as they are met).
+    pauses: Mutex<Vec<std::sync::Weak<Shared>>>,
+    wake: Condvar,
+    /// Whether the thread waits with no freeze due (then a pause must wake it).
+    idle: AtomicBool,
+}
+
+fn waker() -> &'static Waker {
+    static WAKER: OnceLock<&'static Waker> = OnceLock::new();
+    WAKER.get_or_init(|| {
+        let waker: &'static Waker = Box::leak(Box::default());
+        std::thread::Builder::new()
+            .name("arena-pause".into())
+            .spawn(move || waker.run())
+            .expect("the thread that pauses bots can be started");
+        waker
+    })
+}
+
+impl Waker {
+    fn watch(&self, shared: &Arc<Shared>) {
+        let mut pauses = lock(&self.pauses);
+        pauses.retain(|p| p.strong_count() > 0);
+        pauses.push(Arc::downgrade(shared));
+    }
+
+    /// A freeze became due: wake the thread if it waits for none. The state was set before
+    /// `idle` is read, and the thread sets `idle` before it looks at the states again, so
+    /// one of the two sees the other (both sequentially consistent).
+    fn due(&self) {
+        if self.idle.load(Ordering::SeqCst) {
+            let _pauses = lock(&self.pauses);
+            self.wake.notify_one();
+        }
+    }
+
+    fn run(&self) {
+        let mut pauses = lock(&self.pauses);
+        loop {
+            self.idle.store(true, Ordering::SeqCst);
+            let now = Instant::now();
+            let mut next: Option<Instant> = None;
+            pauses.retain(|p| {
+                let Some(shared) = p.upgrade() else {
+                    return false;
+                };
+                let mut state = lock(&shared.state);
+                if let State::Due(at) = *state {
+                    if at <= now {
+                        shared.freezer.set(true);
+                        *state = State::Frozen;
+                    } else {
+                        next = Some(next.map_or(at, |n| n.min(at)));
+                    }
+                }
+                true
+            });
+            pauses = match next {
+                Some(at) => {
+                    self.idle.store(false, Ordering::SeqCst);
+                    let wait = at.saturating_duration_since(Instant::now());
+                    self.wake
+                        .wait_timeout(pauses, wait)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
+                }
+                None => self.wake.wait(pauses).unwrap_or_else(|e| e.into_inner()),
+            };
+        }
     }
 }
 
@@ -141,7 +222,7 @@ mod tests {
     }
 
     /// Whether the pause's due freeze happens within a generous wait (a loaded machine may
-    /// run the freezing task late).
+    /// run the freezing thread late).
     async fn frozen_soon(pause: &Pause) -> bool {
         for _ in 0..400 {
             if pause.is_frozen() {
@@ -177,5 +258,36 @@ mod tests {
         drop(pause);
         tokio::time::sleep(PAUSE_AFTER * 5).await;
         assert_eq!(read(&dir), "0");
+    }
+
+    #[tokio::test]
+    async fn pauses_of_many_games_at_once_each_freeze_when_due_and_a_bot_asked_again_does_not() {
+        // Games played at once share the one waker thread: each bot is frozen once its own
+        // freeze is due, whichever was asked first, and the waker's wait for a later freeze
+        // does not delay an earlier one.
+        let files: Vec<_> = (0..3).map(|_| freeze_file()).collect();
+        let pauses: Vec<Pause> = files
+            .iter()
+            .map(|(_, file)| Pause::new(Freezer::Cgroup(Arc::clone(file))))
+            .collect();
+        pauses[0].pause();
+        pauses[1].pause();
+        // The third keeps being asked again before its freeze is due.
+        for _ in 0..20 {
+            pauses[2].pause();
+            pauses[2].resume();
+        }
+        assert!(frozen_soon(&pauses[0]).await && frozen_soon(&pauses[1]).await);
+        assert!(!pauses[2].is_frozen());
+        assert_eq!(read(&files[2].0), "0");
+        // Thawed and paused again: frozen again.
+        pauses[0].resume();
+        assert_eq!(read(&files[0].0), "0");
+        pauses[0].pause();
+        assert!(frozen_soon(&pauses[0]).await);
+        assert_eq!(
+            files.iter().map(|(dir, _)| read(dir)).collect::<Vec<_>>(),
+            ["1", "1", "0"]
+        );
     }
 }
