@@ -20,17 +20,20 @@ use anyhow::{Context, Result};
 #[derive(Debug, Default)]
 pub struct Cage {
     /// cgroup v2: the game's own cgroup, for `cgroup.kill` and `cgroup.freeze`.
-    pub(super) cgroup: Option<CgroupDir>,
-    /// `cgroup.freeze` of that cgroup, open for the cage's life: pausing a bot between its
-    /// moves is then one `pwrite`.
-    freeze: Option<std::sync::Arc<File>>,
-    /// `cgroup.procs` of the bot's memory, pids and cpu cgroups (v1).
+    pub(super) cgroup: Option<GameCgroup>,
+    /// `tasks` of the bot's memory, pids and cpu cgroups (v1): a new process, single-threaded
+    /// until it execs, joins through it by writing `0`, which moves only the calling thread and
+    /// so spares the kernel the machine-wide lock that moving a whole process through
+    /// `cgroup.procs` takes (it holds up every `fork` meanwhile, other games' included).
     pub(super) memory: Option<File>,
     pub(super) pids: Option<File>,
     pub(super) cpu: Option<File>,
     /// The bot's Landlock ruleset.
     pub(super) landlock: Option<OwnedFd>,
     pub(super) oom_kills_before: u64,
+    /// The `oom_kill` count of the game cgroup's `memory.events` when the game began (a
+    /// cgroup kept from the bot's last game has its counts).
+    oom_kills_before_v2: u64,
     /// Whether the memory limit is the cage's own `memory.max` (cgroup v2).
     v2_memory: bool,
     /// The sampler of the game's memory where no cgroup counts it; stopped (dropped) before
@@ -47,8 +50,10 @@ pub(super) type CageLimits = Vec<(&'static str, String)>;
 /// Where a cage's processes go: see [`Cage::new`].
 #[derive(Debug, Default)]
 pub(super) struct CageSpec<'a> {
-    /// The game's cgroup v2 directory (created here).
+    /// The game's cgroup v2 directory (created here), unless `kept` is given.
     pub path: Option<&'a Path>,
+    /// A game cgroup kept with the game's namespace holder, emptied, with `limits` written.
+    pub kept: Option<GameCgroup>,
     /// Control files to write in it first; non-empty means the cgroup is required.
     pub limits: CageLimits,
     /// The bot's v1 memory, pids and cpu cgroups.
@@ -65,27 +70,27 @@ impl Cage {
         landlock: Option<OwnedFd>,
         oom_kills_before: u64,
     ) -> Result<Cage> {
-        let cgroup = match spec.path {
+        let cgroup = match (spec.kept, spec.path) {
+            (Some(kept), _) => Some(kept),
             // Limits on the cage itself: no cage, no game (never a game without its limits).
-            Some(p) if !spec.limits.is_empty() => Some(CgroupDir::create_limited(p, &spec.limits)?),
+            (None, Some(p)) if !spec.limits.is_empty() => Some(GameCgroup::open(
+                CgroupDir::create_limited(p, &spec.limits)?,
+            )),
             // Only for kill and freeze: without it the process group is killed instead.
-            Some(p) => CgroupDir::create_limited(p, &[]).ok(),
-            None => None,
+            (None, Some(p)) => CgroupDir::create_limited(p, &[]).ok().map(GameCgroup::open),
+            (None, None) => None,
         };
-        let freeze = cgroup.as_ref().and_then(|cg| {
-            std::fs::OpenOptions::new()
-                .write(true)
-                .open(cg.path.join("cgroup.freeze"))
-                .ok()
-                .map(std::sync::Arc::new)
-        });
         let v2_memory = cgroup.is_some() && spec.limits.iter().any(|(f, _)| *f == "memory.max");
+        let oom_kills_before_v2 = match &cgroup {
+            Some(cg) if v2_memory => cg.oom_kills(),
+            _ => 0,
+        };
         Ok(Cage {
             cgroup,
-            freeze,
-            memory: spec.memory.map(open_procs).transpose()?,
-            pids: spec.pids.map(open_procs).transpose()?,
-            cpu: spec.cpu.map(open_procs).transpose()?,
+            oom_kills_before_v2,
+            memory: spec.memory.map(open_tasks).transpose()?,
+            pids: spec.pids.map(open_tasks).transpose()?,
+            cpu: spec.cpu.map(open_tasks).transpose()?,
             landlock,
             oom_kills_before,
             v2_memory,
@@ -96,7 +101,7 @@ impl Cage {
 
     /// The open `cgroup.freeze` of the game's cgroup, for pausing a bot between its moves.
     pub fn freeze_file(&self) -> Option<std::sync::Arc<File>> {
-        self.freeze.clone()
+        self.cgroup.as_ref().and_then(|cg| cg.freeze.clone())
     }
 
     /// What stops, continues and kills every process of the game's PID namespace, when the
@@ -142,57 +147,56 @@ impl Cage {
     /// `memory.oom_control` on v1.
     pub fn hit_memory_limit(&self, jail: &super::Jail) -> bool {
         match &self.cgroup {
-            Some(cg) if self.v2_memory => {
-                std::fs::read_to_string(cg.path.join("memory.events"))
-                    .ok()
-                    .and_then(|text| count(&text, "oom_kill"))
-                    .unwrap_or(0)
-                    > 0
-            }
+            Some(cg) if self.v2_memory => cg.oom_kills() > self.oom_kills_before_v2,
             _ => jail.oom_kills() > self.oom_kills_before,
         }
     }
 
     /// CPU time used so far by the processes of the cage's cgroup (v2 `cpu.stat`
-    /// `usage_usec`), if it has one.
+    /// `usage_usec`), if it has one: since the cgroup was made (the bot's earlier games in
+    /// it included).
     pub fn cpu_usage(&self) -> Option<Duration> {
         let cg = self.cgroup.as_ref()?;
-        let text = std::fs::read_to_string(cg.path.join("cpu.stat")).ok()?;
+        let text = std::fs::read_to_string(cg.dir.path.join("cpu.stat")).ok()?;
         count(&text, "usage_usec").map(Duration::from_micros)
     }
 
     /// Kills every process in the cage (setsid() and double forks included).
     pub fn kill(&self) {
         if let Some(cg) = &self.cgroup {
-            let _ = cg.set("cgroup.kill", "1");
+            cg.kill();
         }
     }
 
     /// Freezes (`true`) or thaws every process in the cage.
     pub fn freeze(&self, frozen: bool) {
-        if let Some(file) = &self.freeze {
+        if let Some(file) = self.cgroup.as_ref().and_then(|cg| cg.freeze.as_ref()) {
             let _ = file.write_at(if frozen { b"1" } else { b"0" }, 0);
         }
     }
 
-    /// The `cgroup.procs` descriptors a child writes itself into: the game's cgroup, the
-    /// bot's memory, pids and cpu cgroups (`-1` for none).
+    /// The descriptors a child writes itself into: the game's cgroup's `cgroup.procs`, the
+    /// bot's memory, pids and cpu cgroups' `tasks` (`-1` for none).
     pub(super) fn procs_fds(&self) -> [RawFd; 4] {
         let fd = |f: Option<&File>| f.map_or(-1, |f| f.as_raw_fd());
         [
-            fd(self.cgroup.as_ref().map(|c| &c.procs)),
+            fd(self.cgroup.as_ref().map(|c| &c.dir.procs)),
             fd(self.memory.as_ref()),
             fd(self.pids.as_ref()),
             fd(self.cpu.as_ref()),
         ]
     }
 
-    /// Kills everything left and removes the cgroup, waiting briefly for it to empty.
+    /// Kills everything left; then keeps the cgroup, empty, with the game's namespace holder
+    /// for the bot's next game there, or removes it, waiting briefly for it to empty.
     pub fn close(mut self) {
         self.freeze(false);
+        self.kill();
         if let Some(cg) = self.cgroup.take() {
-            let _ = cg.set("cgroup.kill", "1");
-            remove_cgroup(&cg.path);
+            match &self.namespace {
+                Some(holder) if cg.is_empty() => holder.keep_cgroup(cg),
+                _ => cg.remove(),
+            }
         }
     }
 }
@@ -200,9 +204,87 @@ impl Cage {
 impl Drop for Cage {
     fn drop(&mut self) {
         // A game abandoned half-way (Ctrl-C) leaves nothing behind either.
-        if let Some(cg) = &self.cgroup {
-            let _ = cg.set("cgroup.kill", "1");
+        self.kill();
+    }
+}
+
+/// A game's cgroup v2 directory with the files a cage keeps open. A game played in a jail's
+/// namespace holder leaves it, emptied, with the holder (see `pool.rs`) for the bot's next
+/// game there: a `mkdir`, an `rmdir` and four `open`s fewer a game. It goes with the holder.
+#[derive(Debug)]
+pub struct GameCgroup {
+    dir: CgroupDir,
+    /// `cgroup.freeze`: pausing a bot between its moves is one `pwrite`.
+    freeze: Option<std::sync::Arc<File>>,
+    /// `cgroup.kill`: a per-move bot's game kills what each move left with one `pwrite`.
+    kill: Option<File>,
+    /// `cgroup.events`, read to tell the cgroup is empty.
+    events: Option<File>,
+}
+
+impl GameCgroup {
+    fn open(dir: CgroupDir) -> GameCgroup {
+        let open = |name: &str, write: bool| {
+            std::fs::OpenOptions::new()
+                .read(!write)
+                .write(write)
+                .open(dir.path.join(name))
+                .ok()
+        };
+        GameCgroup {
+            freeze: open("cgroup.freeze", true).map(std::sync::Arc::new),
+            kill: open("cgroup.kill", true),
+            events: open("cgroup.events", false),
+            dir,
         }
+    }
+
+    fn kill(&self) {
+        match &self.kill {
+            Some(file) => {
+                let _ = file.write_at(b"1", 0);
+            }
+            None => {
+                let _ = self.dir.set("cgroup.kill", "1");
+            }
+        }
+    }
+
+    /// Whether no process is left in it, not even one on its way out (`populated 0`).
+    fn is_empty(&self) -> bool {
+        let Some(events) = &self.events else {
+            return false;
+        };
+        let mut buf = [0u8; 256];
+        let n = events.read_at(&mut buf, 0).unwrap_or(0);
+        std::str::from_utf8(&buf[..n]).is_ok_and(|text| count(text, "populated") == Some(0))
+    }
+
+    /// The `oom_kill` count of its `memory.events`.
+    fn oom_kills(&self) -> u64 {
+        std::fs::read_to_string(self.dir.path.join("memory.events"))
+            .ok()
+            .and_then(|text| count(&text, "oom_kill"))
+            .unwrap_or(0)
+    }
+
+    /// Kills what is left and removes the directory, waiting briefly for it to empty.
+    fn remove(self) {
+        self.kill();
+        // Bots make no cgroups (none is in their view): the cgroup is one directory, which
+        // goes at once unless a process is still on its way out.
+        if std::fs::remove_dir(&self.dir.path).is_err() {
+            remove_cgroup(&self.dir.path);
+        }
+    }
+}
+
+impl Drop for GameCgroup {
+    /// With its holder (or an abandoned game): kills what is left and removes the directory if
+    /// it can at once; what cannot goes with the run's cgroups at its end.
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir(&self.dir.path);
     }
 }
 
@@ -215,12 +297,21 @@ pub(super) fn count(text: &str, key: &str) -> Option<u64> {
 }
 
 fn open_procs(dir: &Path) -> Result<File> {
+    open_join_file(dir, "cgroup.procs")
+}
+
+/// A v1 cgroup's `tasks`, for a single-threaded process to join with `0` (see [`Cage`]).
+fn open_tasks(dir: &Path) -> Result<File> {
+    open_join_file(dir, "tasks")
+}
+
+fn open_join_file(dir: &Path, name: &str) -> Result<File> {
     #[cfg(test)]
-    trace::note(format!("open {}", dir.join("cgroup.procs").display()));
+    trace::note(format!("open {}", dir.join(name).display()));
     std::fs::OpenOptions::new()
         .write(true)
-        .open(dir.join("cgroup.procs"))
-        .with_context(|| format!("cannot open `{}/cgroup.procs`", dir.display()))
+        .open(dir.join(name))
+        .with_context(|| format!("cannot open `{}/{name}`", dir.display()))
 }
 
 /// A cgroup directory with its `cgroup.procs` open for children to join.
@@ -438,66 +529,5 @@ pub(super) mod trace {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_leftovers_of_dead_runs_are_stale() {
-        let me = std::process::id();
-        // pid_max is far below this, so no such process exists.
-        assert!(is_stale("arena-4000000000", "arena-"));
-        assert!(is_stale("arena-work-4000000000-1a2b3c4d", "arena-work-"));
-        assert!(!is_stale(&format!("arena-{me}"), "arena-"));
-        assert!(!is_stale("arena-1", "arena-"), "pid 1 is alive");
-        assert!(!is_stale("arena-work-deadbeef", "arena-work-"));
-        assert!(!is_stale("something-else", "arena-"));
-    }
-
-    #[test]
-    fn cgroup_paths_follow_proc_self_cgroup() {
-        let env = CgroupEnv::this_process();
-        // Whatever the machine, the paths lie under the controllers' mount points.
-        if let Some(memory) = env.own_v1("memory") {
-            assert!(memory.starts_with("/sys/fs/cgroup/memory"));
-        }
-        if let Some(own) = env.own_v2() {
-            assert!(own.starts_with("/sys/fs/cgroup"));
-        }
-        let docker = CgroupEnv {
-            fs_root: "/nonexistent".into(),
-            self_cgroup: "0::/\n".into(),
-            pid: 1,
-            euid: 0,
-        };
-        assert_eq!(docker.own_v2(), None, "nothing mounted there");
-        assert_eq!(count("oom 1\noom_kill 3\n", "oom_kill"), Some(3));
-        assert_eq!(count("usage_usec 12\n", "oom_kill"), None);
-    }
-
-    #[test]
-    fn a_cage_freezes_through_its_open_file() {
-        // A directory that mimics a cgroup v2 one: the cage writes `cgroup.freeze` in place.
-        let dir = tempfile::tempdir().unwrap();
-        let game = dir.path().join("game");
-        std::fs::create_dir(&game).unwrap();
-        std::fs::write(game.join("cgroup.procs"), "").unwrap();
-        std::fs::write(game.join("cgroup.freeze"), "0").unwrap();
-        let spec = CageSpec {
-            path: Some(&game),
-            ..CageSpec::default()
-        };
-        let cage = Cage::new(spec, None, 0).unwrap();
-        assert!(cage.has_cgroup());
-        cage.freeze(true);
-        assert_eq!(
-            std::fs::read_to_string(game.join("cgroup.freeze")).unwrap(),
-            "1"
-        );
-        cage.freeze(false);
-        assert_eq!(
-            std::fs::read_to_string(game.join("cgroup.freeze")).unwrap(),
-            "0"
-        );
-        assert_eq!(cage.procs_fds()[1], -1);
-    }
-}
+#[path = "cgroup_tests.rs"]
+mod tests;

@@ -71,6 +71,7 @@ impl Jail {
             .transpose()?;
         let spec = CageSpec {
             path: path.as_deref(),
+            kept: holder.as_ref().and_then(|h| h.take_cgroup()),
             limits: self.cage_limits.clone(),
             memory: self.memory.as_deref(),
             pids: self.pids.as_deref(),
@@ -157,8 +158,8 @@ const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
 /// prepared by the parent (no allocation, no locks), so it is safe in a multi-threaded parent.
 #[derive(Debug, Clone, Copy)]
 pub struct ChildSetup {
-    /// Open `cgroup.procs` files to join: the game's cgroup, the bot's memory, pids and cpu
-    /// cgroups.
+    /// Open files to join by writing `0`: the game's cgroup's `cgroup.procs`, the bot's
+    /// memory, pids and cpu cgroups' `tasks` (see [`Cage`]).
     cgroups: [RawFd; 4],
     rlimits: [(libc::__rlimit_resource_t, u64, u64); 5],
     rlimit_count: usize,

@@ -46,6 +46,8 @@ pub struct Holder {
     commands: OwnedFd,
     /// The holder's reports (step and errno): its view built, then each reset done.
     reports: OwnedFd,
+    /// The game cgroup its last game left, empty, for the next (see `cgroup.rs`).
+    cgroup: Mutex<Option<super::cgroup::GameCgroup>>,
 }
 
 /// How long arena waits for a holder's reset before giving up on it (the holder itself
@@ -117,6 +119,7 @@ impl Holder {
             landlock: std::sync::OnceLock::new(),
             commands: keep_write,
             reports: ready_read,
+            cgroup: Mutex::new(None),
         })
     }
 
@@ -151,6 +154,16 @@ impl Holder {
             }
         };
         ready && matches!(read_report(&self.reports), (8, -1, _))
+    }
+
+    /// Keeps `cgroup`, empty, for the holder's next game.
+    pub(super) fn keep_cgroup(&self, cgroup: super::cgroup::GameCgroup) {
+        *self.cgroup.lock().unwrap_or_else(|e| e.into_inner()) = Some(cgroup);
+    }
+
+    /// The game cgroup the holder's last game left, if it kept one.
+    pub(super) fn take_cgroup(&self) -> Option<super::cgroup::GameCgroup> {
+        self.cgroup.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
     /// What stops, continues or kills every process of this holder's PID namespace (a bot's
