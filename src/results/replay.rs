@@ -310,21 +310,25 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    fn numeron_header(game_id: u64, seed: u64, opening: &[&str], move_time_ms: u64) -> Header {
+        Header {
+            run: "run".into(),
+            game: "numeron".into(),
+            round: 1,
+            game_id,
+            bots: ["x".into(), "y".into()],
+            seed,
+            opening: opening.iter().map(|p| p.to_string()).collect(),
+            move_time_ms,
+            gomoku_rule: None,
+        }
+    }
+
     #[tokio::test]
     async fn a_replay_reads_back_as_written() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("1.jsonl");
-        let header = Header {
-            run: "run".into(),
-            game: "numeron".into(),
-            round: 1,
-            game_id: 7,
-            bots: ["x".into(), "y".into()],
-            seed: 42,
-            opening: vec!["d3".into()],
-            move_time_ms: 5000,
-            gomoku_rule: None,
-        };
+        let header = numeron_header(7, 42, &["d3"], 5000);
         let mut replay = Replay::create(&path, &header);
         let request = vec!["call".to_string(), String::new()];
         replay.exchange(&Move {
@@ -390,17 +394,7 @@ mod tests {
     #[tokio::test]
     async fn a_long_replay_is_written_whole_and_a_file_that_cannot_be_made_is_finish_s_error() {
         let dir = tempfile::tempdir().unwrap();
-        let header = Header {
-            run: "run".into(),
-            game: "numeron".into(),
-            round: 1,
-            game_id: 1,
-            bots: ["x".into(), "y".into()],
-            seed: 1,
-            opening: Vec::new(),
-            move_time_ms: 100,
-            gomoku_rule: None,
-        };
+        let header = numeron_header(1, 1, &[], 100);
         let outcome = Outcome {
             scores: [0, 0],
             result: GameResult::Draw,

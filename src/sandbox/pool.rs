@@ -25,7 +25,8 @@ use super::view::Plan;
 /// The most idle holders one jail keeps.
 const JAIL_IDLE_MAX: usize = 2;
 
-/// The most idle holders of all jails together (each holds a process and four descriptors).
+/// The most idle holders of all jails together (each holds a process and four descriptors,
+/// and, with cgroup v2, its last game's cgroup with four files open).
 const RUN_IDLE_MAX: usize = 32;
 
 /// The most holders started ahead of their games, in all jails together: a holder started for
