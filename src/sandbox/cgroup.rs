@@ -142,6 +142,12 @@ impl Cage {
         self.cgroup.is_some()
     }
 
+    /// The game cgroup's directory.
+    #[cfg(test)]
+    pub(super) fn cgroup_path(&self) -> Option<&Path> {
+        self.cgroup.as_ref().map(|cg| cg.dir.path.as_path())
+    }
+
     /// Whether the OOM killer killed a process of this bot since the cage was made: the
     /// cage's `memory.events` `oom_kill` count on cgroup v2, the bot's memory cgroup's
     /// `memory.oom_control` on v1.

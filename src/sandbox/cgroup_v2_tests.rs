@@ -22,6 +22,7 @@ fn kernel(dir: &Path) {
         ("cgroup.procs", String::new()),
         ("cgroup.freeze", "0".into()),
         ("cgroup.kill", String::new()),
+        ("cgroup.events", "populated 0\nfrozen 0\n".into()),
     ];
     for (file, text) in files {
         std::fs::write(dir.join(file), text).unwrap();
@@ -366,4 +367,41 @@ fn a_cage_whose_limits_cannot_be_written_is_refused() {
     std::fs::write(run.join("cgroup.subtree_control"), "memory").unwrap();
     let err = jail.cage("g").unwrap_err();
     assert!(format!("{err:#}").contains("pids.max"), "{err:#}");
+}
+
+#[test]
+fn a_game_s_cgroup_serves_the_bot_s_next_game_in_its_holder_with_its_counts_afresh() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = machine(tmp.path(), "a.scope", "memory pids cpu", "", 5, 0);
+    let sandbox = Sandbox::probe_in(limits(), true, &env);
+    let run = run_dir(&sandbox);
+    let work = tempfile::tempdir().unwrap();
+    let jail = sandbox.jail(0, "b", work.path(), limits(), &[]).unwrap();
+    let cage = jail.cage("g1").unwrap();
+    assert!(
+        cage.namespace.is_some(),
+        "the jail's namespaces (root here, or a user namespace) give the game a holder"
+    );
+    assert_eq!(cage.cgroup_path(), Some(run.join("b-g1").as_path()));
+    // The OOM killer ends a process of the first game; the game ends and its cgroup is empty.
+    std::fs::write(run.join("b-g1/memory.events"), "oom 1\noom_kill 1\n").unwrap();
+    assert!(cage.hit_memory_limit(&jail));
+    cage.close();
+
+    // The next game takes the holder, and with it the cgroup, limits written: no new one.
+    let cage = jail.cage("g2").unwrap();
+    assert_eq!(cage.cgroup_path(), Some(run.join("b-g1").as_path()));
+    assert!(!run.join("b-g2").exists());
+    assert_eq!(read(run.join("b-g1/memory.max")), (64u64 << 20).to_string());
+    assert!(
+        !cage.hit_memory_limit(&jail),
+        "the last game's OOM kill is not this one's"
+    );
+    std::fs::write(run.join("b-g1/memory.events"), "oom 2\noom_kill 2\n").unwrap();
+    assert!(cage.hit_memory_limit(&jail));
+    // A cgroup with a process left in it is never handed on.
+    std::fs::write(run.join("b-g1/cgroup.events"), "populated 1\nfrozen 0\n").unwrap();
+    cage.close();
+    let cage = jail.cage("g3").unwrap();
+    assert_eq!(cage.cgroup_path(), Some(run.join("b-g3").as_path()));
 }
