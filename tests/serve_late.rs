@@ -41,32 +41,58 @@ fn wait_for(mut ready: impl FnMut() -> bool) {
     }
 }
 
-#[test]
-fn entrants_who_join_after_the_start_play_the_whole_field_until_the_operator_closes_issue_19() {
+/// A served Morra class with open registration: the entrants file and output directory in a
+/// directory of its own, and the server, started with `field` (the bundled `counter`, or
+/// `--gauntlet` and it) and `flags`.
+struct Class {
+    /// Keep it bound while the server runs: it holds the files.
+    _dir: tempfile::TempDir,
+    file: std::path::PathBuf,
+    out: std::path::PathBuf,
+    child: std::process::Child,
+    port: u16,
+}
+
+fn serve_class(gauntlet: bool, flags: &[&str]) -> Class {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("class.toml");
     let out = dir.path().join("out");
     let counter = bundled("morra").join("counter");
-    let (counter, file_s, out_s) = (path(&counter), path(&file), path(&out));
-    // A long network grace: the first entrant's game waits for it while others join.
-    let args = [
-        "serve",
-        "morra",
-        counter,
+    let mut args = vec!["serve", "morra"];
+    if gauntlet {
+        args.push("--gauntlet");
+    }
+    args.extend([
+        path(&counter),
         "--entrants",
-        file_s,
+        path(&file),
         "--out",
-        out_s,
-        "--open",
-        "--listen",
-        "127.0.0.1:0",
-        "--morra-rounds",
-        "3",
-        "--network-grace",
-        "30s",
-        "--quiet",
-    ];
-    let (mut child, port) = spawn_server(&args, true);
+        path(&out),
+    ]);
+    args.extend(["--open", "--listen", "127.0.0.1:0", "--quiet"]);
+    args.extend(flags);
+    let (child, port) = spawn_server(&args, true);
+    Class {
+        _dir: dir,
+        file,
+        out,
+        child,
+        port,
+    }
+}
+
+#[test]
+fn entrants_who_join_after_the_start_play_the_whole_field_until_the_operator_closes_issue_19() {
+    // A long network grace: the first entrant's game waits for it while others join.
+    let flags = ["--morra-rounds", "3", "--network-grace", "30s"];
+    let Class {
+        file,
+        out,
+        mut child,
+        port,
+        _dir: _keep,
+        ..
+    } = serve_class(false, &flags);
     let mut operator = child.stdin.take().unwrap();
 
     let (status, zed) = register(port, "zed");
@@ -144,31 +170,16 @@ fn entrants_who_join_after_the_start_play_the_whole_field_until_the_operator_clo
 
 #[test]
 fn registration_closes_at_the_close_at_time_issue_19() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("class.toml");
-    let out = dir.path().join("out");
-    let counter = bundled("morra").join("counter");
-    let (counter, file_s, out_s) = (path(&counter), path(&file), path(&out));
     let at = std::time::SystemTime::now() + Duration::from_secs(3);
     let at = humantime::format_rfc3339_seconds(at).to_string();
-    let args = [
-        "serve",
-        "morra",
-        counter,
-        "--entrants",
-        file_s,
-        "--out",
-        out_s,
-        "--open",
-        "--close-at",
-        &at,
-        "--listen",
-        "127.0.0.1:0",
-        "--network-grace",
-        "1s",
-        "--quiet",
-    ];
-    let (mut child, port) = spawn_server(&args, true);
+    let flags = ["--close-at", &at, "--network-grace", "1s"];
+    let Class {
+        out,
+        mut child,
+        port,
+        _dir: _keep,
+        ..
+    } = serve_class(false, &flags);
     let (status, zed) = register(port, "zed");
     assert_eq!(status, 200, "{zed}");
     wait_for(|| tournament(port)["open"] == false);
@@ -188,30 +199,14 @@ fn registration_closes_at_the_close_at_time_issue_19() {
 
 #[test]
 fn a_person_registers_on_the_page_after_the_start_and_the_page_shows_their_games_issue_19() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("class.toml");
-    let out = dir.path().join("out");
-    let counter = bundled("morra").join("counter");
-    let (counter, file_s, out_s) = (path(&counter), path(&file), path(&out));
-    let args = [
-        "serve",
-        "morra",
-        counter,
-        "--entrants",
-        file_s,
-        "--out",
-        out_s,
-        "--open",
-        "--stay",
-        "--listen",
-        "127.0.0.1:0",
-        "--morra-rounds",
-        "3",
-        "--network-grace",
-        "30s",
-        "--quiet",
-    ];
-    let (mut child, port) = spawn_server(&args, true);
+    let flags = ["--stay", "--morra-rounds", "3", "--network-grace", "30s"];
+    let Class {
+        out,
+        mut child,
+        port,
+        _dir: _keep,
+        ..
+    } = serve_class(false, &flags);
     let mut operator = child.stdin.take().unwrap();
     let (status, zed) = register(port, "zed");
     assert_eq!(status, 200, "{zed}");
@@ -283,30 +278,14 @@ fn a_person_registers_on_the_page_after_the_start_and_the_page_shows_their_games
 
 #[test]
 fn a_late_candidate_of_a_served_gauntlet_plays_the_references_and_is_graded_issue_19() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("class.toml");
-    let out = dir.path().join("out");
-    let counter = bundled("morra").join("counter");
-    let (counter, file_s, out_s) = (path(&counter), path(&file), path(&out));
-    let args = [
-        "serve",
-        "morra",
-        "--gauntlet",
-        counter,
-        "--entrants",
-        file_s,
-        "--out",
-        out_s,
-        "--open",
-        "--listen",
-        "127.0.0.1:0",
-        "--morra-rounds",
-        "3",
-        "--network-grace",
-        "30s",
-        "--quiet",
-    ];
-    let (mut child, port) = spawn_server(&args, true);
+    let flags = ["--morra-rounds", "3", "--network-grace", "30s"];
+    let Class {
+        out,
+        mut child,
+        port,
+        _dir: _keep,
+        ..
+    } = serve_class(true, &flags);
     let mut operator = child.stdin.take().unwrap();
     let (_, zed) = register(port, "zed");
     writeln!(operator, "start").unwrap();
