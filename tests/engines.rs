@@ -223,22 +223,15 @@ fn an_nboard_engine_plays_othello() {
 /// engine's start-up).
 fn think_times(out: &std::path::Path, bot: &str, skip_first: bool) -> Vec<(u64, bool)> {
     let mut times = Vec::new();
-    for entry in std::fs::read_dir(out.join("replays")).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-        let mut lines = text.lines().map(serde_json::from_str::<serde_json::Value>);
-        let header = lines.next().unwrap().unwrap();
-        let seat = if header["bot_a"] == bot {
+    for lines in replays(out) {
+        let seat = if lines[0]["bot_a"] == bot {
             "a"
-        } else if header["bot_b"] == bot {
+        } else if lines[0]["bot_b"] == bot {
             "b"
         } else {
             continue;
         };
-        for (i, line) in lines
-            .filter(|l| l.as_ref().unwrap()["seat"] == seat)
-            .enumerate()
-        {
-            let line = line.unwrap();
+        for (i, line) in lines[1..].iter().filter(|l| l["seat"] == seat).enumerate() {
             if i > 0 || !skip_first {
                 let ms = line["ms"].as_u64().unwrap();
                 times.push((ms, line.get("failure").is_none()));

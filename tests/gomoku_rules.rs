@@ -51,17 +51,9 @@ fn run(dir: &Path, bots: &[PathBuf], extra: &[&str]) -> PathBuf {
 
 /// The replay of the game where `bot` moved first.
 fn replay_as_black(out: &Path, bot: &str) -> Vec<serde_json::Value> {
-    for entry in std::fs::read_dir(out.join("replays")).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-        let lines: Vec<serde_json::Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        if lines[0]["bot_a"] == bot {
-            return lines;
-        }
-    }
-    panic!("no game with `{bot}` first")
+    (replays(out).into_iter())
+        .find(|lines| lines[0]["bot_a"] == bot)
+        .unwrap_or_else(|| panic!("no game with `{bot}` first"))
 }
 
 #[test]

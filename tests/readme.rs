@@ -58,15 +58,7 @@ fn the_readme_examples_run_as_shown_issue_13() {
             &dir.join("students").join(s),
         );
     }
-    // `arena` on PATH is the binary under test.
-    let bin = dir.join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_arena"), bin.join("arena")).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = arena_on_path(dir);
 
     let usage = block(&text, "## Usage", "sh");
     let lines: Vec<&str> = usage.lines().filter(|l| l.starts_with("arena ")).collect();
@@ -170,14 +162,7 @@ fn the_koth_walk_through_runs_as_shown_issue_19() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     std::os::unix::fs::symlink(root.join("bots"), dir.join("bots")).unwrap();
-    let bin = dir.join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_arena"), bin.join("arena")).unwrap();
-    let path = format!(
-        "{}:{}",
-        bin.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = arena_on_path(dir);
     let walk = block(&text, "### A King-of-the-Hill leaderboard", "sh");
     // What each `arena run` of the walk-through plays: the first run's one pairing, then
     // only the games that changed (Morra: one game per pairing).
@@ -204,4 +189,17 @@ fn the_koth_walk_through_runs_as_shown_issue_19() {
         "{board}"
     );
     assert!(!board.contains("frequent"), "{board}");
+}
+
+/// A `PATH` on which `arena` is the binary under test (linked from `dir/bin`), then the
+/// caller's.
+fn arena_on_path(dir: &Path) -> String {
+    let bin = dir.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_arena"), bin.join("arena")).unwrap();
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
 }

@@ -61,12 +61,7 @@ fn slow_against_quick(dir: &Path, margin: &str) -> PathBuf {
 /// Each replay's exchanges of `bot`, after its first (which has `--startup-time` too).
 fn exchanges_after_first(out: &Path, bot: &str) -> Vec<serde_json::Value> {
     let mut found = Vec::new();
-    for entry in std::fs::read_dir(out.join("replays")).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-        let lines: Vec<serde_json::Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+    for lines in replays(out) {
         let seat = if lines[0]["bot_a"] == bot { "a" } else { "b" };
         let mine = lines[1..].iter().filter(|l| l["seat"] == seat);
         found.extend(mine.skip(1).cloned());

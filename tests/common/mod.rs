@@ -108,6 +108,18 @@ pub fn games(out: &Path) -> Vec<Row> {
         .collect()
 }
 
+/// Every replay of the run in `out`, each as its lines (header, exchanges, result) parsed.
+pub fn replays(out: &Path) -> Vec<Vec<Value>> {
+    let dir = std::fs::read_dir(out.join("replays")).unwrap();
+    dir.map(|entry| {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        text.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    })
+    .collect()
+}
+
 /// Everything in a bot's logs under `<out>/logs`: `<bot>.log` (builds, arena's notes), then
 /// each game's stderr, `<bot>/<game_id>.log`, in game order.
 pub fn bot_logs(out: &Path, bot: &str) -> String {
