@@ -45,7 +45,7 @@ fn wait_for(mut ready: impl FnMut() -> bool) {
 /// directory of its own, and the server, started with `field` (the bundled `counter`, or
 /// `--gauntlet` and it) and `flags`.
 struct Class {
-    /// Keep it bound while the server runs: it holds the files.
+    /// Holds the files while the server runs.
     _dir: tempfile::TempDir,
     file: std::path::PathBuf,
     out: std::path::PathBuf,
@@ -85,15 +85,9 @@ fn serve_class(gauntlet: bool, flags: &[&str]) -> Class {
 fn entrants_who_join_after_the_start_play_the_whole_field_until_the_operator_closes_issue_19() {
     // A long network grace: the first entrant's game waits for it while others join.
     let flags = ["--morra-rounds", "3", "--network-grace", "30s"];
-    let Class {
-        file,
-        out,
-        mut child,
-        port,
-        _dir: _keep,
-        ..
-    } = serve_class(false, &flags);
-    let mut operator = child.stdin.take().unwrap();
+    let mut class = serve_class(false, &flags);
+    let (port, out) = (class.port, class.out.clone());
+    let mut operator = class.child.stdin.take().unwrap();
 
     let (status, zed) = register(port, "zed");
     assert_eq!(status, 200, "{zed}");
@@ -115,7 +109,7 @@ fn entrants_who_join_after_the_start_play_the_whole_field_until_the_operator_clo
     let token = "f".repeat(64);
     let mut entrants = std::fs::OpenOptions::new()
         .append(true)
-        .open(&file)
+        .open(&class.file)
         .unwrap();
     entrants
         .write_all(arena::serve::entrants::table("filed", &token).as_bytes())
@@ -139,7 +133,7 @@ fn entrants_who_join_after_the_start_play_the_whole_field_until_the_operator_clo
         morra_client(port, "late", late["token"].as_str().unwrap()),
         morra_client(port, "filed", &token),
     ];
-    assert!(wait_within(&mut child, Duration::from_secs(120)).success());
+    assert!(wait_within(&mut class.child, Duration::from_secs(120)).success());
     let played: Vec<usize> = clients.into_iter().map(|c| c.join().unwrap()).collect();
     // A round robin of four: each entrant plays the three others.
     assert_eq!(played, [3, 3, 3]);
@@ -173,13 +167,8 @@ fn registration_closes_at_the_close_at_time_issue_19() {
     let at = std::time::SystemTime::now() + Duration::from_secs(3);
     let at = humantime::format_rfc3339_seconds(at).to_string();
     let flags = ["--close-at", &at, "--network-grace", "1s"];
-    let Class {
-        out,
-        mut child,
-        port,
-        _dir: _keep,
-        ..
-    } = serve_class(false, &flags);
+    let mut class = serve_class(false, &flags);
+    let (port, out) = (class.port, class.out.clone());
     let (status, zed) = register(port, "zed");
     assert_eq!(status, 200, "{zed}");
     wait_for(|| tournament(port)["open"] == false);
@@ -190,24 +179,19 @@ fn registration_closes_at_the_close_at_time_issue_19() {
         why,
         format!("registration is closed: the closing time `{at}` has passed")
     );
-    let mut operator = child.stdin.take().unwrap();
+    let mut operator = class.child.stdin.take().unwrap();
     writeln!(operator, "start").unwrap();
     // zed never comes: its game is lost by timeout, and the tournament ends.
-    assert!(wait_within(&mut child, Duration::from_secs(60)).success());
+    assert!(wait_within(&mut class.child, Duration::from_secs(60)).success());
     assert_eq!(games(&out).len(), 1);
 }
 
 #[test]
 fn a_person_registers_on_the_page_after_the_start_and_the_page_shows_their_games_issue_19() {
     let flags = ["--stay", "--morra-rounds", "3", "--network-grace", "30s"];
-    let Class {
-        out,
-        mut child,
-        port,
-        _dir: _keep,
-        ..
-    } = serve_class(false, &flags);
-    let mut operator = child.stdin.take().unwrap();
+    let mut class = serve_class(false, &flags);
+    let (port, out) = (class.port, class.out.clone());
+    let mut operator = class.child.stdin.take().unwrap();
     let (status, zed) = register(port, "zed");
     assert_eq!(status, 200, "{zed}");
     writeln!(operator, "start").unwrap();
@@ -268,8 +252,8 @@ fn a_person_registers_on_the_page_after_the_start_and_the_page_shows_their_games
     browser.screenshot(&page::screenshots().join("serve-page-late-played.png"));
 
     // SIGTERM ends the server that stayed; `games.csv` has ann's games.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    assert!(wait_within(&mut child, Duration::from_secs(20)).success());
+    unsafe { libc::kill(class.child.id() as i32, libc::SIGTERM) };
+    assert!(wait_within(&mut class.child, Duration::from_secs(20)).success());
     let rows = games(&out);
     assert_eq!(rows.len(), 3, "{rows:?}");
     assert_eq!(game_between(&rows, "ann", "counter")["reason"], "normal");
@@ -279,14 +263,9 @@ fn a_person_registers_on_the_page_after_the_start_and_the_page_shows_their_games
 #[test]
 fn a_late_candidate_of_a_served_gauntlet_plays_the_references_and_is_graded_issue_19() {
     let flags = ["--morra-rounds", "3", "--network-grace", "30s"];
-    let Class {
-        out,
-        mut child,
-        port,
-        _dir: _keep,
-        ..
-    } = serve_class(true, &flags);
-    let mut operator = child.stdin.take().unwrap();
+    let mut class = serve_class(true, &flags);
+    let (port, out) = (class.port, class.out.clone());
+    let mut operator = class.child.stdin.take().unwrap();
     let (_, zed) = register(port, "zed");
     writeln!(operator, "start").unwrap();
     wait_for(|| tournament(port)["started"] == true);
@@ -296,7 +275,7 @@ fn a_late_candidate_of_a_served_gauntlet_plays_the_references_and_is_graded_issu
         morra_client(port, "zed", zed["token"].as_str().unwrap()),
         morra_client(port, "late", late["token"].as_str().unwrap()),
     ];
-    assert!(wait_within(&mut child, Duration::from_secs(120)).success());
+    assert!(wait_within(&mut class.child, Duration::from_secs(120)).success());
     let played: Vec<usize> = clients.into_iter().map(|c| c.join().unwrap()).collect();
     assert_eq!(played, [1, 1], "candidates play the reference only");
     let rows = games(&out);
