@@ -369,6 +369,104 @@ fi",
     assert_eq!(holders(), Vec::<String>::new(), "holders outlived the run");
 }
 
+/// `field` of `/proc/<pid>/status` (such as `PPid`), if the process is there.
+fn status_field(pid: &str, field: &str) -> Option<String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find_map(|l| {
+        let (name, value) = l.split_once(':')?;
+        (name == field).then(|| value.trim().to_string())
+    })
+}
+
+/// The processes whose parent is `parent` and whose name is `comm`.
+fn children_named(parent: &str, comm: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|pid| pid.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|pid| {
+            status_field(pid, "Name").as_deref() == Some(comm)
+                && status_field(pid, "PPid").as_deref() == Some(parent)
+        })
+        .collect()
+}
+
+#[test]
+fn holders_come_from_a_jail_factory_that_shows_bots_nothing_of_arena_and_ends_with_it() {
+    if !claimed("process isolation", "PID namespace") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    // The probe notes its init's command line, then thinks a while at each move.
+    let probe = bots(
+        &tmp.path().join("bots"),
+        &[(
+            "init",
+            "tr '\\0' ' ' < /proc/1/cmdline > init.txt 2>/dev/null; sleep 1".to_string(),
+        )],
+    );
+    let out = tmp.path().join("out");
+    let mut arena = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["run", "morra"])
+        .arg(fixtures("morra").join("constant"))
+        .args(&probe)
+        .args(["--morra-rounds", "3", "--move-time", "5s", "--jobs", "1"])
+        .args(["--keep-work", "--quiet", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let arena_pid = arena.id().to_string();
+    let started = Instant::now();
+    let (factory, holders) = loop {
+        let factories = children_named(&arena_pid, "arena-factory");
+        if let [factory] = &factories[..] {
+            let holders = children_named(factory, "arena-jail");
+            if !holders.is_empty() {
+                break (factory.clone(), holders);
+            }
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no holder of a jail factory of arena: factories {factories:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(
+        children_named(&arena_pid, "arena-jail"),
+        Vec::<String>::new(),
+        "no holder is cloned from arena itself (the factory's are {holders:?})"
+    );
+    // The factory has nothing of arena's environment.
+    let environ = std::fs::read(format!("/proc/{factory}/environ")).unwrap();
+    let names: Vec<&[u8]> = environ
+        .split(|&b| b == 0)
+        .filter(|v| !v.is_empty())
+        .map(|v| v.split(|&b| b == b'=').next().unwrap())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| n == b"ARENA_JAIL_FACTORY" || n == b"LD_LIBRARY_PATH"),
+        "the factory's environment: {:?}",
+        String::from_utf8_lossy(&environ)
+    );
+    assert!(arena.wait().unwrap().success());
+    let init = std::fs::read_to_string(out.join("work/init/init.txt")).unwrap();
+    assert!(
+        !init.contains("morra") && !init.contains(&out.display().to_string()),
+        "the bot's init shows nothing of arena's command line: {init:?}"
+    );
+    // With arena gone, its factory ends (a zombie at most, where nothing reaps orphans).
+    let ended = || status_field(&factory, "State").is_none_or(|s| s.starts_with('Z'));
+    let started = Instant::now();
+    while !ended() && started.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(ended(), "the jail factory {factory} outlived arena");
+}
+
 /// Compiles the C probe of `tests/fixtures/jail/probe` into a bot directory per name.
 fn c_probes(dir: &Path, names: &[&str]) -> Vec<PathBuf> {
     require("gcc", "gcc");

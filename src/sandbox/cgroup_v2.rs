@@ -118,10 +118,16 @@ pub(super) fn set_up(env: &CgroupEnv, tag: &str) -> Result<V2Run, String> {
     let mut leaf = None;
     let mut free = list(&own, "cgroup.procs").is_empty();
     if !need.is_empty() && !free {
-        // No internal processes: arena leaves its cgroup before giving controllers away.
+        // No internal processes: arena (with its jail factory, if it has one yet) leaves its
+        // cgroup before giving controllers away.
         let ctl = own.join(format!("arena-{}-ctl", env.pid));
-        let moved = cgroup::make_dir(&ctl)
-            .and_then(|()| cgroup::set(&ctl, "cgroup.procs", &env.pid.to_string()));
+        let moved = cgroup::make_dir(&ctl).and_then(|()| {
+            let factory = super::factory::pid().filter(|_| env.pid == std::process::id());
+            [Some(env.pid), factory]
+                .into_iter()
+                .flatten()
+                .try_for_each(|pid| cgroup::set(&ctl, "cgroup.procs", &pid.to_string()))
+        });
         match moved {
             Ok(()) => {
                 leaf = Some(ctl);

@@ -14,6 +14,7 @@
 
 mod cgroup;
 mod cgroup_v2;
+pub mod factory;
 mod jail;
 mod landlock;
 pub mod liveness;

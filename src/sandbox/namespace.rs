@@ -28,6 +28,8 @@ use super::view::{build_view, Plan};
 #[derive(Debug)]
 pub struct Holder {
     pub(super) pid: i32,
+    /// Whether it is this process's child (cloned here, not by the jail factory), to reap.
+    ours: bool,
     /// A pidfd of the holder: processes join its namespaces through it.
     pub(super) pidfd: OwnedFd,
     /// The namespaces to join (`setns` flags).
@@ -59,66 +61,46 @@ const RESET_WAIT: Duration = Duration::from_secs(5);
 static ENDED: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 impl Holder {
-    /// Starts a holder and waits until its view is built.
+    /// Starts a holder and waits until its view is built: cloned by the jail factory when
+    /// there is one (`factory.rs`), else from this process.
     pub fn start(plan: &Plan) -> io::Result<Holder> {
-        let (keep_read, keep_write) = pipe()?;
-        let (ready_read, ready_write) = pipe()?;
-        let args = HolderArgs {
-            plan,
-            keep: keep_read.as_raw_fd(),
-            ready: ready_write.as_raw_fd(),
+        let (started, ours) = match super::factory::start(plan) {
+            Some(started) => (started?, false),
+            None => (clone_holder(plan)?, true),
         };
-        let mut stack = vec![0u8; 64 * 1024];
-        // SAFETY: the holder is a copy (no CLONE_VM) of this process running on a copy of
-        // `stack`; it makes only raw system calls on the prepared plan and never returns into
-        // our code. Signals stay blocked in it, so no handler of ours runs there either.
-        let pid = unsafe {
-            let mut all: libc::sigset_t = std::mem::zeroed();
-            let mut old: libc::sigset_t = std::mem::zeroed();
-            libc::sigfillset(&mut all);
-            libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
-            let pid = libc::clone(
-                holder_main,
-                stack.as_mut_ptr().add(stack.len()).cast(),
-                plan.flags() | libc::SIGCHLD,
-                (&args as *const HolderArgs).cast_mut().cast(),
-            );
-            let error = io::Error::last_os_error();
-            libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-            if pid < 0 {
-                return Err(error);
-            }
-            pid
-        };
-        drop((keep_read, ready_write));
-        let (n, step, value) = read_report(&ready_read);
+        let Started {
+            pid,
+            pidfd,
+            commands,
+            reports,
+        } = started;
+        let (n, step, value) = read_report(&reports);
         if n != 8 || step >= 0 {
-            let mut status = 0;
-            // SAFETY: reaping our own child, which has exited or is exiting.
-            unsafe { libc::waitpid(pid, &mut status, 0) };
+            if ours {
+                let mut status = 0;
+                // SAFETY: reaping our own child, which has exited or is exiting.
+                unsafe { libc::waitpid(pid, &mut status, 0) };
+            }
             let error = io::Error::from_raw_os_error(if n == 8 { value } else { libc::EIO });
             return Err(io::Error::new(
                 error.kind(),
                 format!("cannot build the bot's jail (step {step}): {error}"),
             ));
         }
-        let pidfd = rustix::process::pidfd_open(
-            rustix::process::Pid::from_raw(pid).expect("clone returned a positive pid"),
-            rustix::process::PidfdFlags::empty(),
-        )?;
         let tmp = plan
             .tmp_mounts()
             .and_then(|_| open_dir(&PathBuf::from(format!("/proc/{pid}/root/tmp"))).ok());
         Ok(Holder {
             pid,
+            ours,
             pidfd,
             flags: plan.flags(),
             proc_mounted: value & 1 != 0,
             reusable: value & 1 != 0 && tmp.is_some(),
             tmp,
             landlock: std::sync::OnceLock::new(),
-            commands: keep_write,
-            reports: ready_read,
+            commands,
+            reports,
             cgroup: Mutex::new(None),
         })
     }
@@ -183,6 +165,11 @@ impl Holder {
 impl Drop for Holder {
     fn drop(&mut self) {
         // The keepalive pipe closes after this: the holder exits once its namespace is empty.
+        // The jail factory reaps its own; a pid of one of them is never waited for here, where
+        // it may by then name another child of ours.
+        if !self.ours {
+            return;
+        }
         let mut ended = ENDED.lock().unwrap_or_else(|e| e.into_inner());
         ended.push(self.pid);
         // SAFETY: reaping our own children without blocking.
@@ -225,6 +212,70 @@ impl Signals {
 const STOP: u8 = b's';
 const CONTINUE: u8 = b'c';
 const KILL: u8 = b'k';
+
+/// A holder just cloned, still building its view.
+pub(super) struct Started {
+    pub pid: i32,
+    /// A pidfd of the holder.
+    pub pidfd: OwnedFd,
+    /// The write end of its command pipe (its keepalive).
+    pub commands: OwnedFd,
+    /// The read end of its report pipe.
+    pub reports: OwnedFd,
+}
+
+/// Clones a holder of `plan` from this process: arena itself, or the jail factory. Its first
+/// report (its view built, or the step that failed) is left for the caller to read.
+pub(super) fn clone_holder(plan: &Plan) -> io::Result<Started> {
+    let (keep_read, keep_write) = pipe()?;
+    let (ready_read, ready_write) = pipe()?;
+    let args = HolderArgs {
+        plan,
+        keep: keep_read.as_raw_fd(),
+        ready: ready_write.as_raw_fd(),
+    };
+    let mut stack = vec![0u8; 64 * 1024];
+    // SAFETY: the holder is a copy (no CLONE_VM) of this process running on a copy of
+    // `stack`; it makes only raw system calls on the prepared plan and never returns into
+    // our code. Signals stay blocked in it, so no handler of ours runs there either.
+    let pid = unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        let pid = libc::clone(
+            holder_main,
+            stack.as_mut_ptr().add(stack.len()).cast(),
+            plan.flags() | libc::SIGCHLD,
+            (&args as *const HolderArgs).cast_mut().cast(),
+        );
+        let error = io::Error::last_os_error();
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        if pid < 0 {
+            return Err(error);
+        }
+        pid
+    };
+    drop((keep_read, ready_write));
+    let pidfd = rustix::process::pidfd_open(
+        rustix::process::Pid::from_raw(pid).expect("clone returned a positive pid"),
+        rustix::process::PidfdFlags::empty(),
+    );
+    let pidfd = match pidfd {
+        Ok(fd) => fd,
+        Err(e) => {
+            // Its keepalive closes with this return: it ends, and is reaped with the others.
+            ENDED.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
+            return Err(e.into());
+        }
+    };
+    Ok(Started {
+        pid,
+        pidfd,
+        commands: keep_write,
+        reports: ready_read,
+    })
+}
 
 struct HolderArgs<'a> {
     plan: &'a Plan,

@@ -209,6 +209,120 @@ impl Plan {
     }
 }
 
+/// A [`Plan`] as bytes, to hand to the jail factory (`factory.rs`): each C string as its
+/// length (4 bytes) and its bytes, each step as a tag byte and its strings.
+pub(super) fn encode(plan: &Plan) -> Vec<u8> {
+    fn put(out: &mut Vec<u8>, s: &CString) {
+        out.extend_from_slice(&(s.as_bytes().len() as u32).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    let mut out = vec![u8::from(plan.user), u8::from(plan.network)];
+    put(&mut out, &plan.uid_map);
+    put(&mut out, &plan.gid_map);
+    match &plan.tmp_mounts {
+        Some(mounts) => {
+            out.extend_from_slice(&(mounts.len() as u32 + 1).to_le_bytes());
+            mounts.iter().for_each(|m| put(&mut out, m));
+        }
+        None => out.extend_from_slice(&0u32.to_le_bytes()),
+    }
+    for op in &plan.ops {
+        match op {
+            Op::Mkdir(path) => {
+                out.push(0);
+                put(&mut out, path);
+            }
+            Op::Touch(path) => {
+                out.push(1);
+                put(&mut out, path);
+            }
+            Op::Symlink { target, path } => {
+                out.push(2);
+                put(&mut out, target);
+                put(&mut out, path);
+            }
+            Op::Bind { src, dst, ro } => {
+                out.push(if *ro { 4 } else { 3 });
+                put(&mut out, src);
+                put(&mut out, dst);
+            }
+            Op::Tmpfs { dst, data } => {
+                out.push(5);
+                put(&mut out, dst);
+                put(&mut out, data);
+            }
+            Op::Proc(path) => {
+                out.push(6);
+                put(&mut out, path);
+            }
+        }
+    }
+    out
+}
+
+/// The [`Plan`] of [`encode`]'s bytes, with this process's own command line to blank; `None`
+/// if they are not such bytes.
+pub(super) fn decode(mut bytes: &[u8]) -> Option<Plan> {
+    let mut byte = || -> Option<u8> {
+        let (&b, rest) = bytes.split_first()?;
+        bytes = rest;
+        Some(b)
+    };
+    let (user, network) = (byte()? != 0, byte()? != 0);
+    let word = |bytes: &mut &[u8]| -> Option<u32> {
+        let (head, rest) = bytes.split_at_checked(4)?;
+        *bytes = rest;
+        Some(u32::from_le_bytes(head.try_into().ok()?))
+    };
+    let string = |bytes: &mut &[u8]| -> Option<CString> {
+        let len = word(bytes)? as usize;
+        let (head, rest) = bytes.split_at_checked(len)?;
+        *bytes = rest;
+        CString::new(head).ok()
+    };
+    let (uid_map, gid_map) = (string(&mut bytes)?, string(&mut bytes)?);
+    let tmp_mounts = match word(&mut bytes)? {
+        0 => None,
+        n => Some(
+            (1..n)
+                .map(|_| string(&mut bytes))
+                .collect::<Option<Vec<_>>>()?,
+        ),
+    };
+    let mut ops = Vec::new();
+    while let Some((&tag, rest)) = bytes.split_first() {
+        bytes = rest;
+        ops.push(match tag {
+            0 => Op::Mkdir(string(&mut bytes)?),
+            1 => Op::Touch(string(&mut bytes)?),
+            2 => Op::Symlink {
+                target: string(&mut bytes)?,
+                path: string(&mut bytes)?,
+            },
+            3 | 4 => Op::Bind {
+                src: string(&mut bytes)?,
+                dst: string(&mut bytes)?,
+                ro: tag == 4,
+            },
+            5 => Op::Tmpfs {
+                dst: string(&mut bytes)?,
+                data: string(&mut bytes)?,
+            },
+            6 => Op::Proc(string(&mut bytes)?),
+            _ => return None,
+        });
+    }
+    Some(Plan {
+        ops,
+        user,
+        network,
+        uid_map,
+        gid_map,
+        tmp_mounts,
+        cmdline: cmdline_area(),
+    })
+}
+
 /// The addresses of this process's command line (`arg_start`, `arg_end` of `/proc/self/stat`).
 fn cmdline_area() -> (usize, usize) {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
