@@ -31,7 +31,13 @@ fn separated_cells(n: usize, cells: &[Cell]) -> Vec<bool> {
         ]
     };
     let mut out = vec![false; cells.len()];
-    for sign in [1i64, -1] {
+    // Without a first player every `c` is 0, and the two tilts are the same graph.
+    let signs: &[i64] = if cells.iter().any(|c| c.first) {
+        &[1, -1]
+    } else {
+        &[1]
+    };
+    for &sign in signs {
         let edges: Vec<(usize, usize, i64)> = cells
             .iter()
             .flat_map(|cell| results(cell).into_iter().flatten())

@@ -120,28 +120,54 @@ impl Model<'_> {
         (t, e)
     }
 
-    /// The covariance of the free parameters (inverse Fisher information), symmetrized.
+    /// The covariance of the free parameters (inverse Fisher information `I⁻¹ = L⁻ᵀ·L⁻¹`).
+    ///
+    /// `W = L⁻¹` is lower triangular; its column `a` (zero above row `a`) is kept from row `a`
+    /// on, so that every sum below runs over consecutive memory: about `m³/3` multiplications
+    /// after the factorization, against `m³` for solving `I·x = e_j` column by column.
     pub(super) fn covariance(&self, theta: &[f64], eta: f64) -> Option<Vec<Vec<f64>>> {
         let (_, info) = self.derivatives(theta, eta);
-        let chol = cholesky(info)?;
+        let l = cholesky(info)?;
         let m = self.count;
-        let columns: Vec<Vec<f64>> = (0..m)
-            .map(|j| {
-                let mut unit = vec![0.0; m];
-                unit[j] = 1.0;
-                chol_solve(&chol, &unit)
+        let w: Vec<Vec<f64>> = (0..m)
+            .map(|a| {
+                // `column[i - a]` = W[i][a], by forward substitution on `L·x = e_a`.
+                let mut column = vec![0.0; m - a];
+                for i in a..m {
+                    let unit = if i == a { 1.0 } else { 0.0 };
+                    column[i - a] = (unit - dot(&l[i][a..i], &column[..i - a])) / l[i][i];
+                }
+                column
             })
             .collect();
-        // Averaging with the transpose makes Var(R_i - R_j) exactly symmetric in i and j.
-        let inv = (0..m)
-            .map(|i| {
-                (0..m)
-                    .map(|j| (columns[i][j] + columns[j][i]) / 2.0)
-                    .collect()
-            })
-            .collect();
+        // Cov[a][b] = Σ over k ≥ max(a, b) of W[k][a]·W[k][b]: exactly symmetric.
+        let mut inv = vec![vec![0.0; m]; m];
+        for a in 0..m {
+            for b in a..m {
+                let v = dot(&w[a][b - a..], &w[b]);
+                inv[a][b] = v;
+                inv[b][a] = v;
+            }
+        }
         Some(inv)
     }
+}
+
+/// `Σ x[k]·y[k]` over the shorter length, in four running sums (which the compiler can keep
+/// in vector registers).
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len().min(y.len());
+    let (x, y) = (&x[..n], &y[..n]);
+    let mut sums = [0.0; 4];
+    let (xs, ys) = (x.chunks_exact(4), y.chunks_exact(4));
+    let (x_rest, y_rest) = (xs.remainder(), ys.remainder());
+    for (a, b) in xs.zip(ys) {
+        for k in 0..4 {
+            sums[k] += a[k] * b[k];
+        }
+    }
+    let rest: f64 = x_rest.iter().zip(y_rest).map(|(a, b)| a * b).sum();
+    (sums[0] + sums[1]) + (sums[2] + sums[3]) + rest
 }
 
 /// The Cholesky factor `L` of `a` (`L·Lᵀ = a`) in the lower triangle of the result (the
@@ -149,15 +175,16 @@ impl Model<'_> {
 pub(super) fn cholesky(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
     let n = a.len();
     for j in 0..n {
-        let d = a[j][j] - (0..j).map(|k| a[j][k] * a[j][k]).sum::<f64>();
+        let d = a[j][j] - dot(&a[j][..j], &a[j][..j]);
         if !(d > 0.0 && d.is_finite()) {
             return None;
         }
         let d = d.sqrt();
         a[j][j] = d;
-        for i in j + 1..n {
-            let s = a[i][j] - (0..j).map(|k| a[i][k] * a[j][k]).sum::<f64>();
-            a[i][j] = s / d;
+        let (done, rest) = a.split_at_mut(j + 1);
+        let row_j = &done[j][..j];
+        for row in rest {
+            row[j] = (row[j] - dot(&row[..j], row_j)) / d;
         }
     }
     Some(a)
@@ -168,7 +195,7 @@ pub(super) fn chol_solve(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
     let n = b.len();
     let mut y = b.to_vec();
     for i in 0..n {
-        y[i] = (y[i] - (0..i).map(|k| l[i][k] * y[k]).sum::<f64>()) / l[i][i];
+        y[i] = (y[i] - dot(&l[i][..i], &y[..i])) / l[i][i];
     }
     for i in (0..n).rev() {
         y[i] = (y[i] - (i + 1..n).map(|k| l[k][i] * y[k]).sum::<f64>()) / l[i][i];
