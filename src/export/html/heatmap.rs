@@ -49,6 +49,9 @@ const PRINT_WIDTH: f64 = 700.0;
 /// How much to shrink a heatmap that would not fit a printed page's width, estimated from
 /// the print style's cell sizes and the longest name; `None` when it fits as it is.
 pub(super) fn heatmap_print_zoom(s: &Standings) -> Option<f64> {
+    if s.rows.len() > MOST_DRAWN {
+        return None;
+    }
     let n = s.rows.len() as f64;
     let name = s
         .rows
@@ -65,13 +68,30 @@ pub(super) fn heatmap_print_zoom(s: &Standings) -> Option<f64> {
     (width > PRINT_WIDTH).then(|| (PRINT_WIDTH / width * 100.0).floor() / 100.0)
 }
 
+/// The most bots whose cross-table the page draws. Past that its cells, a square of the
+/// field, are too many to read on a screen or a page, and they would make the page itself
+/// the largest file of the run (about 40 MB for 800 bots): the section then points to
+/// `crosstable.csv`, beside the page, which has them all.
+pub(super) const MOST_DRAWN: usize = 100;
+
 pub(super) fn crosstable(out: &mut String, s: &Standings) {
     if s.rows.is_empty() {
         return;
     }
+    out.push_str("<section id=\"crosstable\">\n<h2>Cross-table</h2>\n");
+    let n = s.rows.len();
+    if n > MOST_DRAWN {
+        let _ = write!(
+            out,
+            "<p class=\"note\">{n} bots make {} cells, more than a page can show (it draws \
+             the cross-table of at most {MOST_DRAWN} bots): they are in \
+             <a href=\"crosstable.csv\">crosstable.csv</a>.</p>\n</section>\n",
+            n * n,
+        );
+        return;
+    }
     let split = s.game.is_some_and(|g| g.has_first_player());
     let dense = if s.rows.len() > 12 { " dense" } else { "" };
-    out.push_str("<section id=\"crosstable\">\n<h2>Cross-table</h2>\n");
     out.push_str(
         "<p class=\"note\">Each cell is the row bot’s share of the points against the column \
          bot (a win takes both points, a draw one), with the points taken of those possible \

@@ -331,20 +331,53 @@ fn text_is_escaped_for_xml() {
     assert_eq!(signed(35.4), "+35");
 }
 
-#[test]
-fn wide_heatmaps_shrink_to_fit_a_printed_page() {
-    let round_robin = |n: usize| {
-        let names: Vec<String> = (0..n).map(|i| format!("bot{i:02}")).collect();
-        let mut games = Vec::new();
-        for a in &names {
-            for b in &names {
-                if a != b {
-                    games.push(game(1, a, b, GameResult::Draw));
-                }
+/// A round robin of `n` bots, every game a draw.
+fn drawn_round_robin(n: usize) -> Standings {
+    let names: Vec<String> = (0..n).map(|i| format!("bot{i:02}")).collect();
+    let mut games = Vec::new();
+    for a in &names {
+        for b in &names {
+            if a != b {
+                games.push(game(1, a, b, GameResult::Draw));
             }
         }
-        crate::standings::compute(&games)
-    };
+    }
+    crate::standings::compute(&games)
+}
+
+#[test]
+fn a_field_too_large_to_draw_gets_a_pointer_to_crosstable_csv_instead_of_its_square() {
+    let cells = |html: &str| html.matches("<td class=\"hm").count();
+    let most = drawn_round_robin(heatmap::MOST_DRAWN);
+    let drawn = render(&HtmlReport {
+        ratings: None,
+        ..report(&most, Vec::new())
+    });
+    assert_eq!(cells(&drawn), heatmap::MOST_DRAWN * heatmap::MOST_DRAWN);
+    let over = drawn_round_robin(heatmap::MOST_DRAWN + 1);
+    let html = render(&HtmlReport {
+        ratings: None,
+        ..report(&over, Vec::new())
+    });
+    parse(&html);
+    assert_eq!(cells(&html), 0);
+    assert!(!html.contains("zoom:"), "no heatmap to shrink for print");
+    assert!(
+        html.contains("101 bots make 10201 cells")
+            && html.contains("<a href=\"crosstable.csv\">crosstable.csv</a>"),
+        "the section says where the cross-table is"
+    );
+    assert!(
+        html.len() * 4 < drawn.len(),
+        "{} bytes against {}",
+        html.len(),
+        drawn.len()
+    );
+}
+
+#[test]
+fn wide_heatmaps_shrink_to_fit_a_printed_page() {
+    let round_robin = drawn_round_robin;
     assert_eq!(heatmap_print_zoom(&round_robin(8)), None);
     let wide = round_robin(20);
     assert_eq!(heatmap_print_zoom(&wide), Some(0.86));
