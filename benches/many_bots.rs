@@ -102,11 +102,16 @@ fn arena(reference: &Path, bots: &[PathBuf], rounds: u32, out: &Path, extra: &[&
     }
 }
 
-/// The cost of one more game in a shard of a round robin, `--jobs 1`: the wall time of a shard
-/// of about `games` games less that of a shard of about half as many, over the games added
-/// (preparing the field costs the same in both, so it cancels). In a field of 100 each bot
-/// plays about ten of the shard's games; in a field of 1,000 about one, so every game meets
-/// bots whose jail has not been used yet.
+/// The cost of one more game in a shard of about `games` games of a round robin, `--jobs 1`:
+/// the wall time of a shard of about 1.5 × `games` games less that of one of about half as
+/// many, over the games added (preparing the field costs the same in both, so it cancels). In
+/// a field of 100 each bot plays about ten of the shard's games; in a field of 1,000 about
+/// one, so every game meets bots whose jail has not been used yet.
+///
+/// Preparing 1,000 bots takes seconds and varies by up to a second from run to run (on ext4,
+/// making an inode slows down while many were deleted in the last minutes, as the runs before
+/// did). Taking the difference over `games` games, with the smaller shard first in one
+/// repetition and second in the next, keeps that out of the cost of a game.
 fn marginal_game_ms(dir: &Path, size: usize, games: usize, rounds: u32, reps: usize) -> f64 {
     let field = dir.join(format!("rr{size}"));
     let (_, bots) = build_bots(&field, size);
@@ -140,9 +145,14 @@ fn marginal_game_ms(dir: &Path, size: usize, games: usize, rounds: u32, reps: us
         (started.elapsed().as_secs_f64() * 1e3, played)
     };
     let mut marginals = Vec::new();
-    for _ in 0..reps {
-        let (small_ms, small) = run(&shard_of(games / 2));
-        let (big_ms, big) = run(&shard_of(games));
+    for rep in 0..reps {
+        let (small, big) = (shard_of(games / 2), shard_of(games * 3 / 2));
+        let ((small_ms, small), (big_ms, big)) = if rep % 2 == 0 {
+            (run(&small), run(&big))
+        } else {
+            let big = run(&big);
+            (run(&small), big)
+        };
         marginals.push((big_ms - small_ms) / (big - small).max(1) as f64);
     }
     common::median(marginals)
@@ -195,7 +205,7 @@ fn main() {
 
     // The issue 17 figure: one more game of a round-robin shard, 1,000 bots against 100.
     let rr_games = env_number("RR_GAMES", if benching { 500 } else { 6 });
-    let reps = env_number("REPS", if benching { 3 } else { 1 });
+    let reps = env_number("REPS", if benching { 4 } else { 1 });
     println!(
         "morra round-robin shard of ~{rr_games} games of {rounds} rounds, tiny native argv bots, sandboxed, --jobs 1:"
     );
