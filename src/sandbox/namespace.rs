@@ -308,7 +308,7 @@ extern "C" fn holder_main(arg: *mut c_void) -> c_int {
         };
         let (start, end) = args.plan.cmdline;
         if start != 0 {
-            // Our own copy of arena's memory: no other process sees this write.
+            // Our own copy of the cloning process's memory: no other process sees this write.
             std::ptr::write_bytes(start as *mut u8, 0, end - start);
         }
         libc::prctl(libc::PR_SET_NAME, c"arena-jail".as_ptr());

@@ -73,8 +73,9 @@ pub struct Plan {
     /// `/tmp` between games keeps; `None` if an own path covers `/tmp` itself (then `/tmp` is
     /// not the view's own, and is never emptied).
     tmp_mounts: Option<Vec<CString>>,
-    /// Where arena's command line lies in memory: the holder, a copy of arena, blanks its
-    /// copy so that the bot's `/proc/1/cmdline` tells nothing of the tournament.
+    /// Where the command line of the process that clones the holder lies in memory: the
+    /// holder, a copy of it (the jail factory's, or arena's where there is no factory), blanks
+    /// its copy so that the bot's `/proc/1/cmdline` tells nothing of the tournament.
     pub(super) cmdline: (usize, usize),
 }
 
