@@ -452,6 +452,17 @@ fn holders_come_from_a_jail_factory_that_shows_bots_nothing_of_arena_and_ends_wi
         "the factory's environment: {:?}",
         String::from_utf8_lossy(&environ)
     );
+    // A Ctrl-C, which reaches the whole process group, leaves it to end with arena.
+    assert!(Command::new("kill")
+        .args(["-INT", &factory])
+        .status()
+        .unwrap()
+        .success());
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        status_field(&factory, "State").is_some_and(|s| !s.starts_with('Z')),
+        "the jail factory ended on SIGINT"
+    );
     assert!(arena.wait().unwrap().success());
     let init = std::fs::read_to_string(out.join("work/init/init.txt")).unwrap();
     assert!(

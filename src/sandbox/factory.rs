@@ -161,9 +161,13 @@ fn ask(factory: &Factory, plan: &[u8]) -> io::Result<io::Result<Started>> {
 fn serve(socket: BorrowedFd<'_>) {
     // SAFETY: naming this thread from a NUL-terminated string.
     unsafe { libc::prctl(libc::PR_SET_NAME, c"arena-factory".as_ptr()) };
-    // The holders are reaped by the kernel when they end.
-    // SAFETY: setting a disposition; no handler of ours is involved.
-    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
+    // The holders are reaped by the kernel when they end. The signals that stop arena
+    // gracefully (a Ctrl-C reaches the whole process group) leave the factory to end when
+    // arena closes the socket: until then, arena may still need a holder.
+    for signal in [libc::SIGCHLD, libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: setting a disposition; no handler of ours is involved.
+        unsafe { libc::signal(signal, libc::SIG_IGN) };
+    }
     let mut plan = vec![0u8; MAX_PLAN];
     loop {
         let n = match rustix::net::recv(socket, &mut plan, RecvFlags::empty()) {
