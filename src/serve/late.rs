@@ -84,7 +84,16 @@ impl LateDoor {
 
     /// Whether an entrant may join now: before the start, or after it while the door is open.
     pub fn is_open(&self, hub: &Hub) -> bool {
-        self.closed().is_none() && (!hub.started() || self.refusal().is_none())
+        self.why_not(hub).is_none()
+    }
+
+    /// Why no entrant can join now, if none can: registration closed, or the started
+    /// tournament not (or no longer) taking entrants.
+    pub fn why_not(&self, hub: &Hub) -> Option<String> {
+        match hub.started() {
+            false => self.closed(),
+            true => self.refusal(),
+        }
     }
 
     /// Why an entrant cannot join the started tournament now, if it cannot.

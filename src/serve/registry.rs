@@ -137,7 +137,8 @@ impl Registry {
         name: &str,
         token: &str,
     ) -> Result<(), Refused> {
-        if let Some(why) = self.late.closed() {
+        // Before the count of attempts: one that cannot succeed now says why, not "too many".
+        if let Some(why) = self.late.why_not(hub) {
             return Err(Refused::Conflict(why));
         }
         self.attempt(from, Instant::now())?;
