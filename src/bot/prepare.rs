@@ -326,6 +326,7 @@ async fn run_build(
         stdout: Some(game_log.stderr_fd()),
         stderr: game_log.stderr_fd(),
         setup: jail.child_setup(&cage, limit.as_secs() + 1),
+        exec_fd: None,
     });
     let mut child = match spawned {
         Ok(child) => child,

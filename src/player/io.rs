@@ -6,7 +6,8 @@ use std::process::ExitStatus;
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
-use crate::sandbox::spawn::Proc;
+use crate::player::Failure;
+use crate::sandbox::spawn::{kill_group, Proc};
 
 /// The most bytes of a reply: a longer one is illegal.
 pub const MAX_REPLY: usize = 64 * 1024;
@@ -62,6 +63,25 @@ pub(super) async fn collect(
         }
     }
     Ok((status, out))
+}
+
+/// The reply in a per-move process's output.
+pub(super) fn reply(out: Vec<u8>) -> Result<String, Failure> {
+    if out.len() > MAX_REPLY {
+        return Err(Failure::Illegal(format!(
+            "more than {MAX_REPLY} bytes of output"
+        )));
+    }
+    Ok(String::from_utf8_lossy(&out).trim().to_string())
+}
+
+/// Kills a process group when dropped: for moves abandoned half-way.
+pub(super) struct GroupGuard(pub Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.0);
+    }
 }
 
 /// Keeps at most one byte more than `MAX_REPLY` (enough to tell the reply is too long), and

@@ -16,13 +16,13 @@ use crate::bot::log::{BotLog, GameLog};
 use crate::bot::prepare::PreparedBot;
 use crate::bot::Protocol;
 use crate::player::{Failure, Player, Request};
-use crate::sandbox::spawn::{kill_group, spawn, Proc, SpawnSpec};
+use crate::sandbox::spawn::{kill_group, Proc, SpawnSpec};
 use crate::sandbox::Cage;
 
 use super::clock::move_limit;
 pub use super::io::describe_exit;
 pub(crate) use super::io::read_line;
-use super::io::{c_pair, c_string, collect};
+use super::io::{c_pair, c_string, collect, reply, GroupGuard};
 pub use super::io::{encode_line, MAX_REPLY};
 use super::settings::{set_time_left, time_left_var, Deadline};
 pub use super::settings::{MoveLimits, PlayerSettings};
@@ -178,8 +178,13 @@ impl ProcessPlayer {
     }
 
     /// Starts a process of the bot with `extra` arguments, its sandbox applied.
-    fn spawn(&self, extra: &[String], stdin_pipe: bool, cpu_seconds: u64) -> Result<Proc, Failure> {
-        let (Some(cage), Some(log)) = (&self.cage, &self.log) else {
+    fn spawn(
+        &mut self,
+        extra: &[String],
+        stdin_pipe: bool,
+        cpu_seconds: u64,
+    ) -> Result<Proc, Failure> {
+        let (Some(cage), Some(log)) = (&mut self.cage, &self.log) else {
             let why = self.setup_error.as_deref().unwrap_or("the game is over");
             return Err(Failure::Crash(format!(
                 "cannot start `{}`: {why}",
@@ -188,7 +193,7 @@ impl ProcessPlayer {
         };
         let mut argv = self.argv.clone();
         argv.extend(extra.iter().map(|a| c_string(a.as_bytes())));
-        spawn(&SpawnSpec {
+        let spec = SpawnSpec {
             program: &self.program,
             argv: &argv,
             envp: &self.env,
@@ -197,9 +202,10 @@ impl ProcessPlayer {
             null: std::os::fd::AsRawFd::as_raw_fd(&self.null),
             stdout: None,
             stderr: log.stderr_fd(),
-            setup: self.bot.jail.child_setup(cage, cpu_seconds),
-        })
-        .map_err(|e| {
+            setup: None,
+            exec_fd: None,
+        };
+        self.bot.jail.start(cage, &spec, cpu_seconds).map_err(|e| {
             Failure::Crash(format!(
                 "cannot start `{}`: {e}",
                 self.bot.program.display()
@@ -248,6 +254,10 @@ impl ProcessPlayer {
 
     /// One process for one move: `argv` or `stdin`.
     async fn ask_once(&mut self, fields: &[String], limit: Duration) -> Result<String, Failure> {
+        if let (Some(cage), Some(log)) = (&mut self.cage, &self.log) {
+            // Before the move's clock starts: the game's spawner may start now.
+            self.bot.jail.prepare_move(cage, &self.cwd, log.stderr_fd());
+        }
         let limits = self.settings.limits;
         let deadline = limits.deadline(limit);
         let cpu = limit
@@ -259,15 +269,24 @@ impl ProcessPlayer {
             _ => (&[], Some(encode_line(fields))),
         };
         let mut child = self.spawn(args, input.is_some(), cpu)?;
-        let pid = Some(child.id());
+        // A process of the game's spawner: the spawner kills what it started when it ends.
+        let swept = child.swept();
+        let pid = (!swept).then(|| child.id());
         // If this move is abandoned (Ctrl-C), nothing it started may survive.
         let mut guard = GroupGuard(pid);
-        let result = collect(&mut child, input, || self.kill_all(pid));
+        let result = collect(&mut child, input, || {
+            if !swept {
+                self.kill_all(pid)
+            }
+        });
         let result = timeout_at(deadline.hard, result).await;
         self.late = deadline.late();
         guard.0 = None;
         match result {
             Err(_) => {
+                // For a process of the game's spawner, the spawner (the move's processes die
+                // with the game's cgroup).
+                child.kill();
                 self.kill_all(pid);
                 let _ = child.wait().await;
                 Err(Failure::Timeout)
@@ -287,20 +306,10 @@ impl ProcessPlayer {
                     self.settings.tag,
                     describe_exit(status)
                 ));
-                Self::reply(out)
+                reply(out)
             }
-            Ok(Ok((_, out))) => Self::reply(out),
+            Ok(Ok((_, out))) => reply(out),
         }
-    }
-
-    /// The reply in a per-move process's output.
-    fn reply(out: Vec<u8>) -> Result<String, Failure> {
-        if out.len() > MAX_REPLY {
-            return Err(Failure::Illegal(format!(
-                "more than {MAX_REPLY} bytes of output"
-            )));
-        }
-        Ok(String::from_utf8_lossy(&out).trim().to_string())
     }
 
     /// Starts the game's process if it is not running; returns the deadline of this move
@@ -513,15 +522,6 @@ impl ProcessPlayer {
             )));
         }
         Ok(())
-    }
-}
-
-/// Kills a process group when dropped: for moves abandoned half-way.
-struct GroupGuard(Option<u32>);
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        kill_group(self.0);
     }
 }
 

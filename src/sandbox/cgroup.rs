@@ -42,6 +42,10 @@ pub struct Cage {
     /// The game's namespaces (`namespace.rs`), given back to the jail (to be reset for its
     /// next game) when the cage is dropped, after everything in the cage was killed.
     pub(super) namespace: Option<super::pool::Lease>,
+    /// The per-move processes the game has started, and its spawner (`spawner.rs`), ended
+    /// before the rest of the cage.
+    pub(super) moves: u32,
+    pub(super) spawner: Option<super::spawner::Spawner>,
 }
 
 /// The control files a cage's cgroup gets before any process joins it, in this order.
@@ -96,7 +100,14 @@ impl Cage {
             v2_memory,
             memory_watch: None,
             namespace: None,
+            moves: 0,
+            spawner: None,
         })
+    }
+
+    /// The game's own cgroup (v2), if it has one.
+    pub(super) fn cgroup_dir(&self) -> Option<&Path> {
+        self.cgroup.as_ref().map(|cg| cg.dir.path.as_path())
     }
 
     /// The open `cgroup.freeze` of the game's cgroup, for pausing a bot between its moves.
@@ -196,6 +207,7 @@ impl Cage {
     /// Kills everything left; then keeps the cgroup, empty, with the game's namespace holder
     /// for the bot's next game there, or removes it, waiting briefly for it to empty.
     pub fn close(mut self) {
+        drop(self.spawner.take());
         self.freeze(false);
         self.kill();
         if let Some(cg) = self.cgroup.take() {
@@ -210,6 +222,7 @@ impl Cage {
 impl Drop for Cage {
     fn drop(&mut self) {
         // A game abandoned half-way (Ctrl-C) leaves nothing behind either.
+        drop(self.spawner.take());
         self.kill();
     }
 }

@@ -6,9 +6,10 @@
 //! see `namespace.rs`): what a process needs to enter it (a holder of the game's namespaces,
 //! cgroup files, the Landlock ruleset) is taken or made per game, in the game's [`Cage`].
 
-use std::os::fd::{AsRawFd, RawFd};
+use std::ffi::CString;
+use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 
@@ -16,8 +17,14 @@ use super::cgroup::{Cage, CageLimits, CageSpec};
 use super::landlock::Rules;
 use super::pool::{landlock_of, Pool};
 use super::seccomp::Filter;
+use super::spawn::{spawn, Proc, SpawnSpec};
+use super::spawner::{self, Raised, Room, Spawner};
 use super::view::Plan;
 use super::Limits;
+
+/// The CPU limit of a game's spawner (its processes get their own): it is a process of the
+/// game's whole length, and spends a few microseconds per move.
+const SPAWNER_CPU_SECONDS: u64 = 24 * 3600;
 
 /// One bot's confinement, shared by all its processes.
 #[derive(Debug)]
@@ -43,6 +50,9 @@ pub struct Jail {
     pub(super) holders: Arc<Pool>,
     /// The system calls its processes may not make, installed right before `exec`.
     pub(super) seccomp: Option<&'static Filter>,
+    /// The spawners (`spawner.rs`) its games have at the moment, each counted as one more
+    /// process in its v1 pids cgroup.
+    pub(super) spawners: Arc<Mutex<u32>>,
 }
 
 impl Jail {
@@ -94,6 +104,79 @@ impl Jail {
                     .and_then(|n| n.trim().parse().ok())
             })
             .unwrap_or(0)
+    }
+
+    /// Before each per-move process of a game (`argv`, `stdin`): at the game's
+    /// [`spawner::FROM_MOVE`]th, starts its spawner (see `spawner.rs`) when the game has a PID
+    /// namespace of its own; `cwd` is the bot's directory, `stderr` the game's log. A spawner
+    /// that cannot start leaves the game's processes to start from arena.
+    pub fn prepare_move(&self, cage: &mut Cage, cwd: &CString, stderr: RawFd) {
+        cage.moves += 1;
+        if cage.spawner.as_ref().is_some_and(|s| !s.alive()) {
+            cage.spawner = None;
+        }
+        let own_pid_namespace = cage
+            .namespace
+            .as_ref()
+            .is_some_and(|h| h.flags & libc::CLONE_NEWPID != 0);
+        if cage.moves != spawner::FROM_MOVE || !own_pid_namespace || !spawner::usable() {
+            return;
+        }
+        let Some(setup) = self.child_setup(cage, SPAWNER_CPU_SECONDS) else {
+            return;
+        };
+        let raise = |file: PathBuf, spawners| Raised {
+            file,
+            limit: self.limits.max_procs,
+            spawners,
+        };
+        // Its bot's v1 pids cgroup, shared by its games at once; its game's v2 cgroup.
+        let v1 = self
+            .pids
+            .as_ref()
+            .map(|dir| (dir.join("pids.max"), Arc::clone(&self.spawners)));
+        let v2 = cage.cgroup_dir().filter(|_| self.v2_pids());
+        let v2 = v2.map(|dir| (dir.join("pids.max"), Arc::default()));
+        let raised = v1.into_iter().chain(v2).map(|(f, n)| raise(f, n)).collect();
+        let Ok(room) = Room::make(raised) else {
+            return;
+        };
+        let landlock = cage.landlock.as_ref().map(|fd| fd.as_fd());
+        cage.spawner = Spawner::start(setup, landlock, cwd, stderr, room).ok();
+    }
+
+    /// Whether its games' cgroups (v2) count their processes (`pids.max`).
+    fn v2_pids(&self) -> bool {
+        self.cage_limits.iter().any(|(f, _)| *f == "pids.max")
+    }
+
+    /// Starts a process of this jail in `cage` with a CPU limit of `cpu_seconds`: through the
+    /// game's spawner when it has one (and the process's stdout is a pipe), else from arena.
+    pub fn start(
+        &self,
+        cage: &mut Cage,
+        spec: &SpawnSpec<'_>,
+        cpu_seconds: u64,
+    ) -> std::io::Result<Proc> {
+        if let Some(spawner) = cage.spawner.as_ref().filter(|_| spec.stdout.is_none()) {
+            let spawned = spawner.spawn(
+                spec.program,
+                spec.argv,
+                spec.envp,
+                cpu_seconds,
+                spec.stdin_pipe,
+                spec.null,
+            );
+            match spawned {
+                Some(started) => return started,
+                None if !spawner.alive() => cage.spawner = None,
+                None => {}
+            }
+        }
+        spawn(&SpawnSpec {
+            setup: self.child_setup(cage, cpu_seconds),
+            ..*spec
+        })
     }
 
     /// What the child must do before `exec`, for a process of this jail in `cage`; `None`
@@ -184,6 +267,20 @@ impl ChildSetup {
     /// started directly. The holder's pidfd to enter it with, if so.
     pub fn parent_pid_namespace(&self) -> Option<RawFd> {
         (self.needs_intermediate() && self.ns_flags & libc::CLONE_NEWUSER == 0).then_some(self.ns)
+    }
+
+    /// This setup for a game's spawner: Landlock left to it (it restricts itself after `exec`,
+    /// as the view does not show arena's executable), and one more process for it in
+    /// `RLIMIT_NPROC`, which its processes inherit.
+    pub(super) fn for_spawner(mut self) -> Self {
+        self.landlock = -1;
+        for (resource, soft, hard) in &mut self.rlimits[..self.rlimit_count] {
+            if *resource == libc::RLIMIT_NPROC {
+                *soft += 1;
+                *hard += 1;
+            }
+        }
+        self
     }
 
     /// This setup for a child whose parent has entered the PID namespace for it.

@@ -26,6 +26,7 @@ mod reset;
 mod seccomp;
 mod size;
 pub mod spawn;
+mod spawner;
 pub mod uids;
 mod view;
 
@@ -42,6 +43,13 @@ pub use self::landlock::is_system_path;
 pub use self::namespace::Signals;
 pub use self::protections::Protection;
 pub use self::size::{parse_size, size};
+
+/// The first thing arena's `main` does: if this process was started as a jail factory or a
+/// game's spawner (arena's own executable, started again), it serves as one and exits.
+pub fn main_if_asked() {
+    factory::main_if_asked();
+    spawner::main_if_asked();
+}
 
 /// Limits for every bot, overridable per bot in `bot.toml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -237,6 +245,7 @@ impl Sandbox {
                 plan: None,
                 holders: Default::default(),
                 seccomp: None,
+                spawners: Default::default(),
             });
         }
         let uid = self.uids.as_ref().map(|b| b.uid(index)).transpose()?;
@@ -309,6 +318,7 @@ impl Sandbox {
                 .then(|| view::Plan::new(workdir, extra_read, self.allow_network)),
             holders: Default::default(),
             seccomp: self.seccomp,
+            spawners: Default::default(),
         })
     }
 

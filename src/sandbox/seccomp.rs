@@ -162,11 +162,11 @@ pub(super) fn describe(filter: Result<(), &str>) -> String {
         Ok(()) => {
             let names: Vec<&str> = DENIED.iter().map(|(_, name, _)| *name).collect();
             format!(
-                "a seccomp filter (in `src/sandbox/seccomp.rs`, with why for each) makes {} and `clone` of new namespaces fail with EPERM (`clone3` with ENOSYS, so the C library uses `clone`); 32-bit system calls end the process; every bot process starts in a fresh, empty session keyring",
+                "a seccomp filter (in `src/sandbox/seccomp.rs`, with why for each) makes {} and `clone` of new namespaces fail with EPERM (`clone3` with ENOSYS, so the C library uses `clone`); 32-bit system calls end the process; every bot process starts in a fresh, empty session keyring (its own, or its game's spawner's)",
                 names.join(", ")
             )
         }
-        Err(why) => format!("no seccomp filter ({why}); every bot process still starts in a fresh, empty session keyring"),
+        Err(why) => format!("no seccomp filter ({why}); every bot process still starts in a fresh, empty session keyring (its own, or its game's spawner's)"),
     }
 }
 

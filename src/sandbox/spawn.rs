@@ -33,6 +33,7 @@ pub fn kill_group(pid: Option<u32>) {
 }
 
 /// What to start.
+#[derive(Clone, Copy)]
 pub struct SpawnSpec<'a> {
     pub program: &'a CString,
     /// The whole argument vector, `argv[0]` first.
@@ -49,15 +50,25 @@ pub struct SpawnSpec<'a> {
     /// The file descriptor the process gets as stderr.
     pub stderr: RawFd,
     pub setup: Option<ChildSetup>,
+    /// Run the program this descriptor opens (`execveat`) rather than `program`'s path: arena's
+    /// own executable, which a jail's view does not show (`spawner.rs`).
+    pub exec_fd: Option<RawFd>,
 }
 
-/// A started process: its pid, pipes, and a pidfd to wait on.
+/// A started process: its pid, pipes, and how to learn when it ends.
 pub struct Proc {
     pid: u32,
-    pidfd: AsyncFd<OwnedFd>,
+    reaper: Reaper,
     pub stdin: Option<pipe::Sender>,
     pub stdout: Option<pipe::Receiver>,
     status: Option<ExitStatus>,
+}
+
+/// Who learns a process's exit status: arena itself, its parent, through the process's pidfd;
+/// or the game's spawner (`spawner.rs`), which started it and reports it.
+enum Reaper {
+    Own(AsyncFd<OwnedFd>),
+    Spawner(std::sync::Arc<super::spawner::Link>),
 }
 
 /// Everything the child reads, prepared by the parent: the child may not allocate.
@@ -76,6 +87,29 @@ struct ChildArgs {
     /// In a game's namespaces: the stack of the grandchild that execs the bot, and its pid.
     inner_stack: *mut c_void,
     inner_pid: c_int,
+    /// `execveat` this descriptor instead of `execve` of `program` (`-1`: no).
+    exec_fd: c_int,
+    /// Whether the parent may have signal handlers or ignored signals to reset (a spawner has
+    /// none); a CPU limit of the child's own (`0`: none), for the processes a spawner starts.
+    reset_signals: bool,
+    cpu_limit: u64,
+}
+
+/// What [`start`] starts: arrays of pointers ending with a null pointer, and the descriptors
+/// the process gets as its standard input, output and error.
+pub(super) struct Start {
+    pub program: *const c_char,
+    pub argv: *const *const c_char,
+    pub envp: *const *const c_char,
+    /// The directory to start in (`null`: the parent's).
+    pub cwd: *const c_char,
+    pub stdin: RawFd,
+    pub stdout: RawFd,
+    pub stderr: RawFd,
+    pub setup: Option<ChildSetup>,
+    pub exec_fd: RawFd,
+    pub reset_signals: bool,
+    pub cpu_limit: u64,
 }
 
 /// The child's stack (and, in a game's namespaces, the grandchild's): the sandbox's calls
@@ -111,8 +145,7 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         .map(|e| e.as_ptr())
         .chain(std::iter::once(std::ptr::null()))
         .collect();
-    let parent_pidns = spec.setup.and_then(|s| s.parent_pid_namespace());
-    let mut args = ChildArgs {
+    let pid = start(&Start {
         program: spec.program.as_ptr(),
         argv: argv.as_ptr(),
         envp: envp.as_ptr(),
@@ -122,44 +155,12 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
             .as_ref()
             .map_or_else(|| spec.stdout.unwrap_or(spec.null), |w| w.as_raw_fd()),
         stderr: spec.stderr,
-        setup: spec.setup.map(|s| match parent_pidns {
-            Some(_) => s.in_parent_pid_namespace(),
-            None => s,
-        }),
-        // SAFETY: an all-zero sigset_t is a valid (empty) set, overwritten just below.
-        old_mask: unsafe { std::mem::zeroed() },
-        error: 0,
-        inner_stack: std::ptr::null_mut(),
-        inner_pid: 0,
-    };
-    let joins = args.setup.is_some_and(|s| s.needs_intermediate());
-    let own_pidns = parent_pidns.map(|_| own_pid_namespace());
-    let pid =
-        STACK.with_borrow_mut(|stack| clone_child(stack, &mut args, parent_pidns, own_pidns))?;
+        setup: spec.setup,
+        exec_fd: spec.exec_fd.unwrap_or(-1),
+        reset_signals: true,
+        cpu_limit: 0,
+    })?;
     drop((in_read, out_write));
-
-    // With CLONE_VFORK the child has called execve or exited by now; if it failed, it left
-    // its errno in `args.error`. The volatile read keeps the compiler from assuming `args`
-    // is unchanged since the clone.
-    // SAFETY: `args` is alive and no longer written by the child.
-    let error = unsafe { std::ptr::read_volatile(&args.error) };
-    let mut pid = pid;
-    if joins {
-        // The child entered the game's namespaces, started the bot as our child
-        // (CLONE_PARENT) inside them, and exited.
-        // SAFETY: as above; then reaping our own child, which has exited.
-        let inner = unsafe { std::ptr::read_volatile(&args.inner_pid) };
-        reap_later(pid);
-        pid = inner;
-    }
-    if error != 0 {
-        if pid > 0 {
-            let mut status = 0;
-            // SAFETY: reaping our own child, which has exited.
-            unsafe { libc::waitpid(pid, &mut status, 0) };
-        }
-        return Err(io::Error::from_raw_os_error(error));
-    }
 
     let pidfd = rustix::process::pidfd_open(
         rustix::process::Pid::from_raw(pid).expect("clone returned a positive pid"),
@@ -172,11 +173,68 @@ pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
         .map_err(|e| e.into_parts().1)?;
     Ok(Proc {
         pid: pid as u32,
-        pidfd,
+        reaper: Reaper::Own(pidfd),
         stdin: in_write.map(sender).transpose()?,
         stdout: out_read.map(receiver).transpose()?,
         status: None,
     })
+}
+
+/// Starts a process and returns its pid once it has called `execve` (or the child's error,
+/// the child reaped): the `vfork`-style clone, and in a game's namespaces the grandchild.
+pub(super) fn start(start: &Start) -> io::Result<c_int> {
+    let parent_pidns = start.setup.and_then(|s| s.parent_pid_namespace());
+    let mut args = ChildArgs {
+        program: start.program,
+        argv: start.argv,
+        envp: start.envp,
+        cwd: start.cwd,
+        stdin: start.stdin,
+        stdout: start.stdout,
+        stderr: start.stderr,
+        setup: start.setup.map(|s| match parent_pidns {
+            Some(_) => s.in_parent_pid_namespace(),
+            None => s,
+        }),
+        // SAFETY: an all-zero sigset_t is a valid (empty) set, overwritten by the clone.
+        old_mask: unsafe { std::mem::zeroed() },
+        error: 0,
+        inner_stack: std::ptr::null_mut(),
+        inner_pid: 0,
+        exec_fd: start.exec_fd,
+        reset_signals: start.reset_signals,
+        cpu_limit: start.cpu_limit,
+    };
+    let joins = args.setup.is_some_and(|s| s.needs_intermediate());
+    let own_pidns = parent_pidns.map(|_| own_pid_namespace());
+    let pid =
+        STACK.with_borrow_mut(|stack| clone_child(stack, &mut args, parent_pidns, own_pidns))?;
+    // With CLONE_VFORK the child has called execve or exited by now; if it failed, it left
+    // its errno in `args.error`. The volatile read keeps the compiler from assuming `args`
+    // is unchanged since the clone.
+    // SAFETY: `args` is alive and no longer written by the child.
+    let error = unsafe { std::ptr::read_volatile(&args.error) };
+    let mut pid = pid;
+    if joins {
+        // The child entered the game's namespaces, started the bot as our child
+        // (CLONE_PARENT) inside them, and exited.
+        // SAFETY: as above; then reaping our own child, which has exited.
+        let inner = unsafe { std::ptr::read_volatile(&args.inner_pid) };
+        // Reaped now, not later: in the game's user namespace its zombie would count as one of
+        // the bot's processes (`RLIMIT_NPROC`) until reaped.
+        // SAFETY: reaping our own child, which is exiting.
+        unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+        pid = inner;
+    }
+    if error != 0 {
+        if pid > 0 {
+            let mut status = 0;
+            // SAFETY: reaping our own child, which has exited.
+            unsafe { libc::waitpid(pid, &mut status, 0) };
+        }
+        return Err(io::Error::from_raw_os_error(error));
+    }
+    Ok(pid)
 }
 
 thread_local! {
@@ -244,17 +302,6 @@ fn own_pid_namespace() -> RawFd {
     .as_raw_fd()
 }
 
-/// Intermediate children (see `child_main`) that have exited or are about to: reaped without
-/// blocking, at the next spawn, rather than waited for on the way to the bot's first move.
-static EXITING: std::sync::Mutex<Vec<c_int>> = std::sync::Mutex::new(Vec::new());
-
-fn reap_later(pid: c_int) {
-    let mut pending = EXITING.lock().unwrap_or_else(|e| e.into_inner());
-    pending.push(pid);
-    // SAFETY: reaping our own children without blocking.
-    pending.retain(|&p| unsafe { libc::waitpid(p, std::ptr::null_mut(), libc::WNOHANG) } == 0);
-}
-
 /// Leaves the calling child's errno where the parent finds it, and exits.
 ///
 /// # Safety
@@ -277,7 +324,13 @@ extern "C" fn child_main(arg: *mut c_void) -> c_int {
         let args = arg as *mut ChildArgs;
         // Handlers of the parent must not run here; an ignored SIGPIPE (Rust ignores it)
         // must not be inherited by the bot either.
-        for signal in 1..libc::SIGRTMIN() {
+        // (A spawner has none: its children skip the 64 calls.)
+        let signals = if (*args).reset_signals {
+            1..libc::SIGRTMIN()
+        } else {
+            0..0
+        };
+        for signal in signals {
             let mut action: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(signal, std::ptr::null(), &mut action) == 0
                 && (action.sa_sigaction != libc::SIG_DFL || signal == libc::SIGPIPE)
@@ -331,7 +384,7 @@ extern "C" fn child_exec(arg: *mut c_void) -> c_int {
     unsafe {
         let args = arg as *mut ChildArgs;
         // Its own process group: the fallback for killing everything without cgroups.
-        if libc::setpgid(0, 0) != 0 || libc::chdir((*args).cwd) != 0 {
+        if libc::setpgid(0, 0) != 0 || (!(*args).cwd.is_null() && libc::chdir((*args).cwd) != 0) {
             return fail(args);
         }
         if let Some(setup) = &(*args).setup {
@@ -339,13 +392,34 @@ extern "C" fn child_exec(arg: *mut c_void) -> c_int {
                 return fail(args);
             }
         }
-        libc::execve((*args).program, (*args).argv, (*args).envp);
+        let cpu = (*args).cpu_limit;
+        if cpu > 0 {
+            let limit = libc::rlimit {
+                rlim_cur: cpu,
+                rlim_max: cpu + 1,
+            };
+            if libc::setrlimit(libc::RLIMIT_CPU, &limit) != 0 {
+                return fail(args);
+            }
+        }
+        if (*args).exec_fd >= 0 {
+            libc::syscall(
+                libc::SYS_execveat,
+                (*args).exec_fd,
+                c"".as_ptr(),
+                (*args).argv,
+                (*args).envp,
+                libc::AT_EMPTY_PATH,
+            );
+        } else {
+            libc::execve((*args).program, (*args).argv, (*args).envp);
+        }
         fail(args)
     }
 }
 
 impl Proc {
-    /// The process id (also its process group id).
+    /// The process id (also its process group id); `0` for a process of a game's spawner.
     pub fn id(&self) -> u32 {
         self.pid
     }
@@ -355,12 +429,19 @@ impl Proc {
         if let Some(status) = self.status {
             return Ok(status);
         }
+        if let Reaper::Spawner(link) = &self.reaper {
+            let status = link.ended().await?;
+            self.status = Some(status);
+            return Ok(status);
+        }
         loop {
             if let Some(status) = self.try_wait()? {
                 return Ok(status);
             }
-            let mut ready = self.pidfd.readable().await?;
-            ready.clear_ready();
+            if let Reaper::Own(pidfd) = &self.reaper {
+                let mut ready = pidfd.readable().await?;
+                ready.clear_ready();
+            }
         }
     }
 
@@ -368,6 +449,10 @@ impl Proc {
     pub fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
         if let Some(status) = self.status {
             return Ok(Some(status));
+        }
+        if let Reaper::Spawner(link) = &self.reaper {
+            self.status = link.try_ended()?;
+            return Ok(self.status);
         }
         let mut status = 0;
         // SAFETY: waiting for our own child without blocking.
@@ -383,21 +468,49 @@ impl Proc {
         }
     }
 
-    /// Sends SIGKILL to the process itself (not its group).
+    /// Sends SIGKILL to the process itself (not its group); for a process of a spawner, to
+    /// the spawner (the process itself is then killed with the game's cgroup, which arena
+    /// kills too, or without one when the game ends and its PID namespace is emptied).
     pub fn kill(&self) {
         if self.status.is_none() {
+            let pidfd = match &self.reaper {
+                Reaper::Own(pidfd) => pidfd.get_ref(),
+                Reaper::Spawner(link) => return link.end(),
+            };
             // SAFETY: signalling through our pidfd cannot reach another process even if the
             // pid were reused.
             unsafe {
                 libc::syscall(
                     libc::SYS_pidfd_send_signal,
-                    self.pidfd.get_ref().as_raw_fd(),
+                    pidfd.as_raw_fd(),
                     libc::SIGKILL,
                     std::ptr::null::<libc::siginfo_t>(),
                     0,
                 );
             }
         }
+    }
+
+    /// Whether everything the process started is killed once it has ended, without arena
+    /// killing its cgroup or group: a process of a game's spawner, which does so.
+    pub fn swept(&self) -> bool {
+        matches!(self.reaper, Reaper::Spawner { .. })
+    }
+
+    /// A process a game's spawner starts, with arena's ends of its pipes. Its pid is not
+    /// known to arena (`0`).
+    pub(super) fn of_spawner(
+        link: std::sync::Arc<super::spawner::Link>,
+        stdin: Option<OwnedFd>,
+        stdout: OwnedFd,
+    ) -> io::Result<Proc> {
+        Ok(Proc {
+            pid: 0,
+            reaper: Reaper::Spawner(link),
+            stdin: stdin.map(sender).transpose()?,
+            stdout: Some(receiver(stdout)?),
+            status: None,
+        })
     }
 }
 
@@ -406,14 +519,16 @@ impl Drop for Proc {
     fn drop(&mut self) {
         if self.status.is_none() {
             self.kill();
-            let mut status = 0;
-            // SAFETY: reaping our own child, which SIGKILL ends promptly.
-            unsafe { libc::waitpid(self.pid as i32, &mut status, 0) };
+            if let Reaper::Own(_) = &self.reaper {
+                let mut status = 0;
+                // SAFETY: reaping our own child, which SIGKILL ends promptly.
+                unsafe { libc::waitpid(self.pid as i32, &mut status, 0) };
+            }
         }
     }
 }
 
-fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+pub(super) fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
     // SAFETY: pipe2 fills two fresh file descriptors, which we then own.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -445,69 +560,5 @@ fn set_nonblocking(fd: &OwnedFd, mode: c_int) -> io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use tokio::io::AsyncReadExt;
-
-    fn c(s: &str) -> CString {
-        CString::new(s).unwrap()
-    }
-
-    fn run(argv: &[&str], stdin: bool) -> io::Result<(ExitStatus, String)> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async {
-            let program = c(argv[0]);
-            let argv: Vec<CString> = argv.iter().map(|a| c(a)).collect();
-            let envp = vec![c("PATH=/usr/bin:/bin"), c("GREETING=hi")];
-            let cwd = c("/");
-            let stderr = std::fs::File::open("/dev/null")?;
-            let null = std::fs::File::open("/dev/null")?;
-            let mut proc = spawn(&SpawnSpec {
-                program: &program,
-                argv: &argv,
-                envp: &envp,
-                cwd: &cwd,
-                stdin_pipe: stdin,
-                null: null.as_raw_fd(),
-                stdout: None,
-                stderr: stderr.as_raw_fd(),
-                setup: None,
-            })?;
-            drop(proc.stdin.take());
-            let mut out = String::new();
-            proc.stdout.take().unwrap().read_to_string(&mut out).await?;
-            Ok((proc.wait().await?, out))
-        })
-    }
-
-    #[test]
-    fn a_process_gets_its_arguments_environment_and_directory() {
-        let (status, out) = run(
-            &["/bin/sh", "-c", "echo \"$0 $1 $GREETING $(pwd)\"", "a", "b"],
-            false,
-        )
-        .unwrap();
-        assert!(status.success());
-        assert_eq!(out, "a b hi /\n");
-    }
-
-    #[test]
-    fn exit_codes_and_signals_come_back() {
-        let (status, _) = run(&["/bin/sh", "-c", "exit 3"], false).unwrap();
-        assert_eq!(status.code(), Some(3));
-        let (status, _) = run(&["/bin/sh", "-c", "kill -9 $$"], true).unwrap();
-        assert_eq!(status.signal(), Some(9));
-        // SIGPIPE is back to its default in the child, though Rust ignores it here.
-        let (status, out) = run(&["/bin/sh", "-c", "kill -PIPE $$; echo survived"], false).unwrap();
-        assert_eq!((status.signal(), out.as_str()), (Some(libc::SIGPIPE), ""));
-    }
-
-    #[test]
-    fn a_missing_program_is_an_error_not_a_process() {
-        let err = run(&["/nonexistent/bot"], false).unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::NotFound);
-    }
-}
+#[path = "spawn_tests.rs"]
+mod tests;
