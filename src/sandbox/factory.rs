@@ -18,19 +18,16 @@
 //! does); a program that links the library without it (the unit tests) clones holders from
 //! itself, through the same `namespace::clone_holder`.
 
-use std::io::{self, IoSlice, IoSliceMut};
-use std::mem::MaybeUninit;
+use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use rustix::net::{
-    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
-    SendAncillaryMessage, SendFlags, SocketFlags, SocketType,
-};
+use rustix::net::{RecvFlags, SendFlags};
 
+use super::message;
 use super::namespace::{clone_holder, Started};
 use super::view::{decode, encode, Plan};
 
@@ -98,12 +95,7 @@ pub(super) fn start(plan: &Plan) -> Option<io::Result<Started>> {
 
 /// Starts arena's executable as a factory, with nothing of arena's environment.
 fn spawn() -> io::Result<Factory> {
-    let (socket, theirs) = rustix::net::socketpair(
-        AddressFamily::UNIX,
-        SocketType::SEQPACKET,
-        SocketFlags::CLOEXEC,
-        None,
-    )?;
+    let (socket, theirs) = message::pair()?;
     let mut command = Command::new("/proc/self/exe");
     command
         .arg0("arena-factory")
@@ -125,22 +117,9 @@ fn spawn() -> io::Result<Factory> {
 fn ask(factory: &Factory, plan: &[u8]) -> io::Result<io::Result<Started>> {
     rustix::net::send(&factory.socket, plan, SendFlags::NOSIGNAL)?;
     let mut answer = [0u8; 8];
-    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(3))];
-    let mut control = RecvAncillaryBuffer::new(&mut space);
-    let got = rustix::net::recvmsg(
-        &factory.socket,
-        &mut [IoSliceMut::new(&mut answer)],
-        &mut control,
-        RecvFlags::CMSG_CLOEXEC,
-    )?;
-    let mut fds: Vec<OwnedFd> = Vec::new();
-    for message in control.drain() {
-        if let RecvAncillaryMessage::ScmRights(received) = message {
-            fds.extend(received);
-        }
-    }
+    let (n, fds) = message::receive(factory.socket.as_fd(), &mut answer, RecvFlags::empty())?;
     let not_an_answer = || io::Error::new(io::ErrorKind::InvalidData, "not a factory's answer");
-    if got.bytes != answer.len() {
+    if n != answer.len() {
         return Err(not_an_answer());
     }
     let pid = i32::from_le_bytes(answer[..4].try_into().unwrap_or_default());
@@ -199,16 +178,5 @@ fn reply(socket: BorrowedFd<'_>, pid: i32, errno: i32, fds: &[BorrowedFd<'_>]) -
     let mut answer = [0u8; 8];
     answer[..4].copy_from_slice(&pid.to_le_bytes());
     answer[4..].copy_from_slice(&errno.to_le_bytes());
-    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(3))];
-    let mut control = SendAncillaryBuffer::new(&mut space);
-    if !fds.is_empty() {
-        control.push(SendAncillaryMessage::ScmRights(fds));
-    }
-    rustix::net::sendmsg(
-        socket,
-        &[IoSlice::new(&answer)],
-        &mut control,
-        SendFlags::NOSIGNAL,
-    )?;
-    Ok(())
+    message::send(socket, &answer, fds)
 }

@@ -19,6 +19,7 @@ mod jail;
 mod landlock;
 pub mod liveness;
 mod memory;
+mod message;
 mod namespace;
 mod pool;
 mod protections;

@@ -25,8 +25,7 @@
 //! timeout or an abandoned game arena kills the spawner, and the move with the game's cgroup.
 
 use std::ffi::{c_char, CString};
-use std::io::{self, IoSlice, IoSliceMut};
-use std::mem::MaybeUninit;
+use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
@@ -34,12 +33,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rustix::net::{
-    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
-    SendAncillaryMessage, SendFlags, SocketFlags, SocketType,
-};
+use rustix::net::RecvFlags;
 use tokio::io::unix::AsyncFd;
 
+use super::message::{self, send};
 use super::spawn::{pipe_pair, spawn, start, Proc, SpawnSpec, Start};
 use super::ChildSetup;
 
@@ -167,69 +164,10 @@ impl Spawner {
         stderr: RawFd,
         room: Room,
     ) -> io::Result<Spawner> {
-        let started = Self::start_once(setup, landlock, cwd, stderr, room);
-        if started.is_err() {
+        let link = Link::start(setup, landlock, cwd, stderr);
+        let link = link.inspect_err(|_| {
             FAILURES.fetch_add(1, Ordering::Relaxed);
-        }
-        started
-    }
-
-    fn start_once(
-        setup: ChildSetup,
-        landlock: Option<BorrowedFd<'_>>,
-        cwd: &CString,
-        stderr: RawFd,
-        room: Room,
-    ) -> io::Result<Spawner> {
-        let (ours, theirs) = rustix::net::socketpair(
-            AddressFamily::UNIX,
-            SocketType::SEQPACKET,
-            SocketFlags::CLOEXEC,
-            None,
-        )?;
-        let null = std::fs::File::open("/dev/null")?;
-        let mut envp = vec![CString::from(c"ARENA_SPAWNER=1")];
-        // The dynamic loader may need it to find arena's libraries.
-        if let Some(path) = std::env::var_os("LD_LIBRARY_PATH") {
-            let pair = [b"LD_LIBRARY_PATH=", path.as_encoded_bytes()].concat();
-            envp.extend(CString::new(pair).ok());
-        }
-        let argv = [CString::from(c"arena-spawner")];
-        let spawner = spawn(&SpawnSpec {
-            program: &argv[0],
-            argv: &argv,
-            envp: &envp,
-            cwd,
-            stdin_pipe: false,
-            // The socket is its stdin.
-            null: theirs.as_raw_fd(),
-            stdout: Some(null.as_raw_fd()),
-            stderr,
-            setup: Some(setup.for_spawner()),
-            exec_fd: Some(own_executable()?),
         })?;
-        drop(theirs);
-        let fds: Vec<BorrowedFd<'_>> = landlock.into_iter().collect();
-        send(ours.as_fd(), b"I", &fds)?;
-        rustix::io::ioctl_fionbio(&ours, true)?;
-        let link = Link {
-            // SAFETY: the OwnedFd stays open, and the same descriptor, as long as the AsyncFd
-            // owns it.
-            socket: unsafe { AsyncFd::register_with_interest(ours, tokio::io::Interest::READABLE) }
-                .map_err(|e| e.into_parts().1)?,
-            spawner,
-            gone: AtomicBool::new(false),
-        };
-        let mut answer = [0u8; 5];
-        let n = link.answer(&mut answer, Some(READY_WAIT))?;
-        let errno = i32::from_le_bytes(answer[1..5].try_into().unwrap_or_default());
-        if n != 5 || answer[0] != b'R' || errno != 0 {
-            link.end();
-            return Err(match errno {
-                0 => not_an_answer(),
-                e => io::Error::from_raw_os_error(e),
-            });
-        }
         Ok(Spawner {
             link: Arc::new(link),
             _room: room,
@@ -296,6 +234,60 @@ impl std::fmt::Debug for Spawner {
 }
 
 impl Link {
+    /// Starts a spawner (see [`Spawner::start`]) and waits for it to be ready.
+    fn start(
+        setup: ChildSetup,
+        landlock: Option<BorrowedFd<'_>>,
+        cwd: &CString,
+        stderr: RawFd,
+    ) -> io::Result<Link> {
+        let (ours, theirs) = message::pair()?;
+        let null = std::fs::File::open("/dev/null")?;
+        let mut envp = vec![CString::from(c"ARENA_SPAWNER=1")];
+        // The dynamic loader may need it to find arena's libraries.
+        if let Some(path) = std::env::var_os("LD_LIBRARY_PATH") {
+            let pair = [b"LD_LIBRARY_PATH=", path.as_encoded_bytes()].concat();
+            envp.extend(CString::new(pair).ok());
+        }
+        let argv = [CString::from(c"arena-spawner")];
+        let spawner = spawn(&SpawnSpec {
+            program: &argv[0],
+            argv: &argv,
+            envp: &envp,
+            cwd,
+            stdin_pipe: false,
+            // The socket is its stdin.
+            null: theirs.as_raw_fd(),
+            stdout: Some(null.as_raw_fd()),
+            stderr,
+            setup: Some(setup.for_spawner()),
+            exec_fd: Some(own_executable()?),
+        })?;
+        drop(theirs);
+        let fds: Vec<BorrowedFd<'_>> = landlock.into_iter().collect();
+        send(ours.as_fd(), b"I", &fds)?;
+        rustix::io::ioctl_fionbio(&ours, true)?;
+        let link = Link {
+            // SAFETY: the OwnedFd stays open, and the same descriptor, as long as the AsyncFd
+            // owns it.
+            socket: unsafe { AsyncFd::register_with_interest(ours, tokio::io::Interest::READABLE) }
+                .map_err(|e| e.into_parts().1)?,
+            spawner,
+            gone: AtomicBool::new(false),
+        };
+        let mut answer = [0u8; 5];
+        let n = link.answer(&mut answer, Some(READY_WAIT))?;
+        let errno = i32::from_le_bytes(answer[1..5].try_into().unwrap_or_default());
+        if n != 5 || answer[0] != b'R' || errno != 0 {
+            link.end();
+            return Err(match errno {
+                0 => not_an_answer(),
+                e => io::Error::from_raw_os_error(e),
+            });
+        }
+        Ok(link)
+    }
+
     /// Reads the spawner's next message into `buf`, waiting at most `wait` (`None`: not at
     /// all; would-block is an error). A closed socket is an error.
     fn answer(&self, buf: &mut [u8], wait: Option<Duration>) -> io::Result<usize> {
@@ -318,7 +310,8 @@ impl Link {
                 }
             }
         }
-        let (n, _) = rustix::net::recv(self.socket.get_ref(), buf, RecvFlags::DONTWAIT)?;
+        let socket = self.socket.get_ref().as_fd();
+        let (n, _) = message::receive(socket, buf, RecvFlags::DONTWAIT)?;
         if n == 0 {
             return Err(io::ErrorKind::UnexpectedEof.into());
         }
@@ -371,22 +364,6 @@ impl Link {
 
 fn not_an_answer() -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, "not a spawner's answer")
-}
-
-/// Sends one message with descriptors.
-fn send(socket: BorrowedFd<'_>, bytes: &[u8], fds: &[BorrowedFd<'_>]) -> io::Result<()> {
-    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(2))];
-    let mut control = SendAncillaryBuffer::new(&mut space);
-    if !fds.is_empty() {
-        control.push(SendAncillaryMessage::ScmRights(fds));
-    }
-    rustix::net::sendmsg(
-        socket,
-        &[IoSlice::new(bytes)],
-        &mut control,
-        SendFlags::NOSIGNAL,
-    )?;
-    Ok(())
 }
 
 /// The spawner's side: restricts itself with the Landlock ruleset of the first message, says
@@ -486,6 +463,14 @@ fn reap_until(pid: i32) -> Option<i32> {
     }
 }
 
+/// Reads arena's next message (blocking); the end of the stream is an error.
+fn receive(socket: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<(usize, Vec<OwnedFd>)> {
+    match message::receive(socket, buf, RecvFlags::empty())? {
+        (0, _) => Err(io::ErrorKind::UnexpectedEof.into()),
+        got => Ok(got),
+    }
+}
+
 /// `PR_SET_NO_NEW_PRIVS` and the Landlock ruleset `ruleset` on this process.
 fn restrict(ruleset: &OwnedFd) -> io::Result<()> {
     // SAFETY: plain system calls on a descriptor we own.
@@ -525,33 +510,6 @@ fn parse(bytes: &[u8]) -> Option<Request> {
     let mut envp = starts[1 + argc..].to_vec();
     envp.push(std::ptr::null());
     Some((cpu, starts[0], argv, envp))
-}
-
-/// Reads one message and its descriptors (blocking).
-fn receive(socket: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<(usize, Vec<OwnedFd>)> {
-    loop {
-        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(2))];
-        let mut control = RecvAncillaryBuffer::new(&mut space);
-        let got = match rustix::net::recvmsg(
-            socket,
-            &mut [IoSliceMut::new(buf)],
-            &mut control,
-            RecvFlags::CMSG_CLOEXEC,
-        ) {
-            Err(rustix::io::Errno::INTR) => continue,
-            got => got?,
-        };
-        let mut fds = Vec::new();
-        for message in control.drain() {
-            if let RecvAncillaryMessage::ScmRights(received) = message {
-                fds.extend(received);
-            }
-        }
-        if got.bytes == 0 {
-            return Err(io::ErrorKind::UnexpectedEof.into());
-        }
-        return Ok((got.bytes, fds));
-    }
 }
 
 #[cfg(test)]
