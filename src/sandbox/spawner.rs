@@ -374,7 +374,7 @@ fn serve(socket: BorrowedFd<'_>) -> i32 {
         libc::prctl(libc::PR_SET_NAME, c"arena-spawner".as_ptr());
         // Not readable through `/proc/PID/mem` by the bot's processes, of the same uid.
         libc::prctl(libc::PR_SET_DUMPABLE, 0);
-        // The orphans of the processes it starts are its children, to reap (see `serve`).
+        // The orphans of the processes it starts are its children, to reap (`reap_until`).
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1);
         // No handler and no ignored signal for the processes it starts (Rust ignores SIGPIPE
         // and handles SIGSEGV and SIGBUS): so they need no reset between clone and exec.
