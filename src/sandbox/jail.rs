@@ -151,23 +151,15 @@ impl Jail {
     }
 
     /// Starts a process of this jail in `cage` with a CPU limit of `cpu_seconds`: through the
-    /// game's spawner when it has one (and the process's stdout is a pipe), else from arena.
+    /// game's spawner when it has one that takes it, else from arena.
     pub fn start(
         &self,
         cage: &mut Cage,
         spec: &SpawnSpec<'_>,
         cpu_seconds: u64,
     ) -> std::io::Result<Proc> {
-        if let Some(spawner) = cage.spawner.as_ref().filter(|_| spec.stdout.is_none()) {
-            let spawned = spawner.spawn(
-                spec.program,
-                spec.argv,
-                spec.envp,
-                cpu_seconds,
-                spec.stdin_pipe,
-                spec.null,
-            );
-            match spawned {
+        if let Some(spawner) = &cage.spawner {
+            match spawner.spawn(spec, cpu_seconds) {
                 Some(started) => return started,
                 None if !spawner.alive() => cage.spawner = None,
                 None => {}

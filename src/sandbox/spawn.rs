@@ -119,19 +119,8 @@ const STACK_SIZE: usize = 64 * 1024;
 /// Starts a process. Fails if it cannot be started (the program is missing, the sandbox
 /// refused), with the child's error.
 pub fn spawn(spec: &SpawnSpec<'_>) -> io::Result<Proc> {
-    let (out_read, out_write) = match spec.stdout {
-        Some(_) => (None, None),
-        None => {
-            let (r, w) = pipe_pair()?;
-            (Some(r), Some(w))
-        }
-    };
-    let (in_read, in_write) = if spec.stdin_pipe {
-        let (r, w) = pipe_pair()?;
-        (Some(r), Some(w))
-    } else {
-        (None, None)
-    };
+    let (out_read, out_write) = pipe_if(spec.stdout.is_none())?;
+    let (in_read, in_write) = pipe_if(spec.stdin_pipe)?;
 
     let argv: Vec<*const c_char> = spec
         .argv
@@ -526,6 +515,15 @@ impl Drop for Proc {
             }
         }
     }
+}
+
+/// A pipe's read and write ends if `wanted`.
+pub(super) fn pipe_if(wanted: bool) -> io::Result<(Option<OwnedFd>, Option<OwnedFd>)> {
+    if !wanted {
+        return Ok((None, None));
+    }
+    let (r, w) = pipe_pair()?;
+    Ok((Some(r), Some(w)))
 }
 
 pub(super) fn pipe_pair() -> io::Result<(OwnedFd, OwnedFd)> {

@@ -37,7 +37,7 @@ use rustix::net::RecvFlags;
 use tokio::io::unix::AsyncFd;
 
 use super::message::{self, send};
-use super::spawn::{pipe_pair, spawn, start, Proc, SpawnSpec, Start};
+use super::spawn::{pipe_if, pipe_pair, spawn, start, Proc, SpawnSpec, Start};
 use super::ChildSetup;
 
 /// The environment variable that makes arena's executable a spawner, serving on its stdin.
@@ -179,39 +179,32 @@ impl Spawner {
         !self.link.gone.load(Ordering::Relaxed)
     }
 
-    /// Asks it to start `program` with `argv` and `envp` (`argv[0]` first) under a CPU limit
-    /// of `cpu_seconds`, with a stdin pipe or `null`, and a stdout pipe. Arena does not wait
-    /// for the start: a process that could not start ends as if it exited with 127, having
-    /// said why on the game's stderr (see [`Link::ended`]).
-    pub fn spawn(
-        &self,
-        program: &CString,
-        argv: &[CString],
-        envp: &[CString],
-        cpu_seconds: u64,
-        stdin_pipe: bool,
-        null: RawFd,
-    ) -> Option<io::Result<Proc>> {
+    /// Asks it to start `spec`'s program, arguments and environment (its stdin a pipe or
+    /// `spec.null`, its stdout a pipe) under a CPU limit of `cpu_seconds`; `None` if it
+    /// cannot (it is gone, the request is too large, or `spec` wants another stdout): then
+    /// arena starts the process. Arena does not wait for the start: a process that could not
+    /// start ends as if it exited with 127, having said why on the game's stderr.
+    pub fn spawn(&self, spec: &SpawnSpec<'_>, cpu_seconds: u64) -> Option<io::Result<Proc>> {
         let mut request = vec![b'Q'];
         request.extend(cpu_seconds.to_le_bytes());
-        request.extend((argv.len() as u32).to_le_bytes());
-        request.extend((envp.len() as u32).to_le_bytes());
-        for s in std::iter::once(program).chain(argv).chain(envp) {
+        request.extend((spec.argv.len() as u32).to_le_bytes());
+        request.extend((spec.envp.len() as u32).to_le_bytes());
+        for s in std::iter::once(spec.program)
+            .chain(spec.argv)
+            .chain(spec.envp)
+        {
             request.extend(s.as_bytes_with_nul());
         }
-        if request.len() > MAX_REQUEST || !self.alive() {
+        if request.len() > MAX_REQUEST || spec.stdout.is_some() || !self.alive() {
             return None;
         }
-        let pipes = pipe_pair().and_then(|out| match stdin_pipe {
-            true => pipe_pair().map(|(r, w)| (out, Some(r), Some(w))),
-            false => Ok((out, None, None)),
-        });
-        let ((out_read, out_write), in_read, in_write) = match pipes {
+        let pipes = pipe_pair().and_then(|out| Ok((out, pipe_if(spec.stdin_pipe)?)));
+        let ((out_read, out_write), (in_read, in_write)) = match pipes {
             Ok(pipes) => pipes,
             Err(e) => return Some(Err(e)),
         };
-        // SAFETY: `null` is open for the call.
-        let null = unsafe { BorrowedFd::borrow_raw(null) };
+        // SAFETY: `spec.null` is open for the call.
+        let null = unsafe { BorrowedFd::borrow_raw(spec.null) };
         let stdin = in_read.as_ref().map_or(null, |r| r.as_fd());
         let socket = self.link.socket.get_ref().as_fd();
         if send(socket, &request, &[stdin, out_write.as_fd()]).is_err() {
