@@ -43,12 +43,11 @@ fn separated_cells(n: usize, cells: &[Cell]) -> Vec<bool> {
             .flat_map(|cell| results(cell).into_iter().flatten())
             .map(|(w, l, c)| (l, w, sign * c))
             .collect();
-        let longest = longest_paths(n, &edges);
-        let at = |i: usize, j: usize| longest[i * n + j];
-        let feasible = (0..n).all(|v| at(v, v) <= 0);
+        let longest = LongestPaths::new(n, &edges);
+        let feasible = longest.feasible();
         for (cell, out) in cells.iter().zip(out.iter_mut()) {
             for (w, l, c) in results(cell).into_iter().flatten() {
-                let back = at(w, l);
+                let back = longest.back(w, l);
                 // With t = 0: strict unless a path leads back from the winner to the loser.
                 let strict_flat = back == NO_PATH;
                 // With t = sign: strict unless on a cycle of weight 0.
@@ -60,35 +59,142 @@ fn separated_cells(n: usize, cells: &[Cell]) -> Vec<bool> {
     out
 }
 
-/// All-pairs longest path weights (Floyd–Warshall); a positive cycle through `v` shows as a
-/// positive `[v][v]`. Sums saturate, so positive cycles cannot overflow.
-fn longest_paths(n: usize, edges: &[(usize, usize, i64)]) -> Vec<i64> {
-    let mut d = vec![NO_PATH; n * n];
-    for v in 0..n {
-        d[v * n + v] = 0;
+/// The longest path weights that close a cycle with an edge. Such a path, and every cycle,
+/// lies within one strongly connected component, so Floyd–Warshall runs on each component
+/// alone: `O(Σ size³)`, not `O(bots³)`, which for the games of a large field (a
+/// gauntlet's winners and losers, a shard where most bots meet one or two others) is the
+/// difference between microseconds and seconds.
+struct LongestPaths {
+    /// Each node's component and its index there.
+    component: Vec<usize>,
+    local: Vec<usize>,
+    /// Each component's size and row-major longest-path matrix.
+    tables: Vec<(usize, Vec<i64>)>,
+}
+
+impl LongestPaths {
+    fn new(n: usize, edges: &[(usize, usize, i64)]) -> LongestPaths {
+        let component = strong_components(n, edges);
+        let mut local = vec![0; n];
+        let mut sizes = vec![0; component.iter().map(|&c| c + 1).max().unwrap_or(0)];
+        for (v, &c) in component.iter().enumerate() {
+            local[v] = sizes[c];
+            sizes[c] += 1;
+        }
+        let mut tables: Vec<(usize, Vec<i64>)> = (sizes.into_iter())
+            .map(|k| {
+                let mut d = vec![NO_PATH; k * k];
+                (0..k).for_each(|v| d[v * k + v] = 0);
+                (k, d)
+            })
+            .collect();
+        for &(from, to, w) in edges {
+            if component[from] == component[to] {
+                let (k, d) = &mut tables[component[from]];
+                let e = &mut d[local[from] * *k + local[to]];
+                *e = (*e).max(w);
+            }
+        }
+        for (k, d) in &mut tables {
+            floyd_warshall(*k, d);
+        }
+        LongestPaths {
+            component,
+            local,
+            tables,
+        }
     }
-    for &(from, to, w) in edges {
-        let e = &mut d[from * n + to];
-        *e = (*e).max(w);
+
+    /// The longest path weight from `i` back to `j`, where an edge leads from `j` to `i`, or
+    /// [`NO_PATH`].
+    fn back(&self, i: usize, j: usize) -> i64 {
+        if self.component[i] != self.component[j] {
+            return NO_PATH;
+        }
+        let (k, d) = &self.tables[self.component[i]];
+        d[self.local[i] * k + self.local[j]]
     }
-    for k in 0..n {
-        for i in 0..n {
-            let ik = d[i * n + k];
-            if ik == NO_PATH {
+
+    /// Whether no cycle has positive weight.
+    fn feasible(&self) -> bool {
+        (self.tables.iter()).all(|(k, d)| (0..*k).all(|v| d[v * k + v] <= 0))
+    }
+}
+
+/// Longest paths in place (Floyd–Warshall) in the `k × k` matrix `d` of edge weights; a
+/// positive cycle through `v` shows as a positive `[v][v]`. Sums saturate, so positive cycles
+/// cannot overflow.
+fn floyd_warshall(k: usize, d: &mut [i64]) {
+    for m in 0..k {
+        for i in 0..k {
+            let im = d[i * k + m];
+            if im == NO_PATH {
                 continue;
             }
-            for j in 0..n {
-                let kj = d[k * n + j];
-                if kj != NO_PATH {
-                    let through = ik.saturating_add(kj);
-                    if through > d[i * n + j] {
-                        d[i * n + j] = through;
+            for j in 0..k {
+                let mj = d[m * k + j];
+                if mj != NO_PATH {
+                    let through = im.saturating_add(mj);
+                    if through > d[i * k + j] {
+                        d[i * k + j] = through;
                     }
                 }
             }
         }
     }
-    d
+}
+
+/// Each node's strongly connected component (numbered from 0) in the graph of `edges`
+/// (`from`, `to`, weight), by Tarjan's algorithm with an explicit stack.
+fn strong_components(n: usize, edges: &[(usize, usize, i64)]) -> Vec<usize> {
+    const UNSEEN: usize = usize::MAX;
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &(from, to, _) in edges {
+        out[from].push(to);
+    }
+    let (mut index, mut low) = (vec![UNSEEN; n], vec![0; n]);
+    let mut on_stack = vec![false; n];
+    let (mut stack, mut component) = (Vec::new(), vec![UNSEEN; n]);
+    let (mut next, mut count) = (0, 0);
+    for root in 0..n {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        // (node, how many of its edges are followed)
+        let mut calls = vec![(root, 0)];
+        (index[root], low[root], next) = (next, next, next + 1);
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut followed)) = calls.last_mut() {
+            if let Some(&w) = out[v].get(*followed) {
+                *followed += 1;
+                if index[w] == UNSEEN {
+                    (index[w], low[w], next) = (next, next, next + 1);
+                    stack.push(w);
+                    on_stack[w] = true;
+                    calls.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(parent, _)) = calls.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    component[w] = count;
+                    if w == v {
+                        break;
+                    }
+                }
+                count += 1;
+            }
+        }
+    }
+    component
 }
 
 /// The cells that remain once those separated ([`separated_cells`]) are set aside, and what
@@ -213,7 +319,7 @@ impl Shape {
 
 #[cfg(test)]
 mod tests {
-    use super::super::model::{chol_solve, cholesky, Model};
+    use super::super::model::Model;
     use super::super::{aggregate, tests::game};
     use super::*;
     use crate::game::GameKind;
@@ -224,20 +330,15 @@ mod tests {
     /// with every bot but the first free, and the first-move advantage free.
     fn supremum_by_brute_force(n: usize, cells: &[Cell]) -> f64 {
         let param: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
-        let model = Model {
-            cells,
-            param: &param,
-            eta_param: Some(n - 1),
-            count: n,
-        };
+        let model = Model::new(cells, &param, Some(n - 1), n);
         let (mut theta, mut eta) = (vec![0.0; n], 0.0);
         let mut ll = model.log_likelihood(&theta, eta);
         for _ in 0..STEPS {
             let (grad, mut info) = model.derivatives(&theta, eta);
             // The damping keeps steps finite along directions the data leave flat.
             let damping = 1e-9 + 1e-3 * grad.iter().map(|g| g.abs()).sum::<f64>();
-            (0..n).for_each(|i| info[i][i] += damping);
-            let step = chol_solve(&cholesky(info).unwrap(), &grad);
+            info.diag.iter_mut().for_each(|d| *d += damping);
+            let step = model.factor(&info).unwrap().solve(&grad);
             let mut scale = 1.0;
             while scale > 1e-12 {
                 let (t, e) = model.apply(&theta, eta, &step, scale);
@@ -252,6 +353,34 @@ mod tests {
         ll
     }
     const STEPS: usize = 300;
+
+    #[test]
+    fn longest_paths_back_by_component_are_those_of_the_whole_graph() {
+        let mut rng = Rng::new(7);
+        for case in 0..300 {
+            let n = 1 + rng.below(12);
+            let edges: Vec<(usize, usize, i64)> = (0..rng.below(3 * n))
+                .map(|_| (rng.below(n), rng.below(n), rng.below(3) as i64 - 1))
+                .collect();
+            let mut whole = vec![NO_PATH; n * n];
+            (0..n).for_each(|v| whole[v * n + v] = 0);
+            for &(from, to, w) in &edges {
+                whole[from * n + to] = whole[from * n + to].max(w);
+            }
+            floyd_warshall(n, &mut whole);
+            let paths = LongestPaths::new(n, &edges);
+            for &(from, to, _) in &edges {
+                let (i, j) = (to, from);
+                assert_eq!(
+                    paths.back(i, j),
+                    whole[i * n + j],
+                    "case {case}: {i} -> {j}"
+                );
+            }
+            let feasible = (0..n).all(|v| whole[v * n + v] <= 0);
+            assert_eq!(paths.feasible(), feasible, "case {case}");
+        }
+    }
 
     #[test]
     fn setting_aside_separated_games_loses_no_likelihood_and_leaves_a_finite_fit() {
@@ -287,12 +416,7 @@ mod tests {
             let (kept, shape) = set_aside(n, &cells);
             separated_cases += usize::from(kept.len() < cells.len());
             let (param, eta_param, count) = shape.parameters(n, n);
-            let model = Model {
-                cells: &kept,
-                param: &param,
-                eta_param,
-                count,
-            };
+            let model = Model::new(&kept, &param, eta_param, count);
             let (theta, eta) = model.maximize();
             let (grad, _) = model.derivatives(&theta, eta);
             assert!(grad.iter().all(|g| g.abs() < 1e-8), "case {case}: {grad:?}");

@@ -8,14 +8,17 @@
 //! fitted at once by maximum likelihood, as Ordo does (BayesElo adds a prior and a draw
 //! model), by Newton's method with a line search: the log-likelihood is concave, and the
 //! iteration stops when a step moves no parameter by more than 1e-10 natural units, or after
-//! 100 steps.
+//! 100 steps. Each step solves with the Fisher information, which is sparse when bots meet few
+//! others (a gauntlet, a shard of a large field): it is factored sparsely, by minimum degree,
+//! down to a dense block (`factor.rs`), so a thousand bots cost milliseconds, not seconds.
 //!
 //! **Unbounded ratings and the prior.** The maximum-likelihood rating of a bot that won (or
 //! lost) all its games is infinite, and so is, in general, every difference that some
 //! direction of the parameters can make every result "more certain" without making any less;
 //! two groups that never met have no difference at all. These cases are found exactly (as the
-//! non-tight constraints of a system of difference constraints, Floyd–Warshall, `O(bots³)`,
-//! and the connected groups of the remaining results). When the games determine every rating,
+//! non-tight constraints of a system of difference constraints, by Floyd–Warshall within each
+//! strongly connected component of the results, and the connected groups of the remaining
+//! results). When the games determine every rating,
 //! every comparison and (with a first player) the first-move advantage, the plain maximum
 //! likelihood is reported: it matches an independent Bradley–Terry fit. Otherwise the whole fit
 //! is redone with a prior, as BayesElo does: each bot gets [`PRIOR_DRAWS`] (2) virtual draws
@@ -48,6 +51,7 @@
 //! games changes nothing, and renaming bots changes only the order of floating-point sums
 //! (differences around 1e-12 Elo). No randomness is used.
 
+mod factor;
 mod identify;
 mod los;
 mod model;
@@ -180,12 +184,7 @@ fn solve(names: &[&str], anchor: Option<usize>, cells: &[Cell], prior: bool) -> 
     // leave it free: what remains is a full-rank, strictly concave problem. With the prior,
     // only the virtual opponent is held.
     let (param, eta_param, count) = shape.parameters(n, n + usize::from(prior));
-    let model = Model {
-        cells: &kept,
-        param: &param,
-        eta_param,
-        count,
-    };
+    let model = Model::new(&kept, &param, eta_param, count);
     let (theta, eta) = model.maximize();
     let cov = model.covariance(&theta, eta);
     let c = |i: usize, j: usize| -> f64 {

@@ -1,6 +1,7 @@
 //! The Bradley–Terry log-likelihood of the aggregated cells and its maximization by Newton's
-//! method, with the small dense linear algebra it needs.
+//! method; the linear algebra is in `factor.rs`.
 
+use super::factor::{Factor, Plan, Symmetric};
 use super::Cell;
 
 /// A cap on Newton steps; the fit usually converges in under ten.
@@ -12,15 +13,55 @@ const MAX_HALVINGS: usize = 60;
 
 /// The log-likelihood of the remaining cells, in the free parameters.
 pub(super) struct Model<'a> {
-    pub cells: &'a [Cell],
+    cells: &'a [Cell],
     /// Each bot's parameter index; `None` for a bot held at 0.
-    pub param: &'a [Option<usize>],
+    param: &'a [Option<usize>],
     /// The first-move advantage's index, if it is determined.
-    pub eta_param: Option<usize>,
-    pub count: usize,
+    eta_param: Option<usize>,
+    /// The Fisher information's nonzero pattern and elimination order.
+    plan: Plan,
+    /// Each cell's entries of the information off the diagonal: indices into the plan's
+    /// pairs, for the pairs of [`Model::gradient_of_predictor`] in order.
+    entries: Vec<Vec<usize>>,
 }
 
-impl Model<'_> {
+impl<'a> Model<'a> {
+    /// The model of `cells` in `count` free parameters: `param` per bot, `eta_param` for the
+    /// first-move advantage.
+    pub(super) fn new(
+        cells: &'a [Cell],
+        param: &'a [Option<usize>],
+        eta_param: Option<usize>,
+        count: usize,
+    ) -> Self {
+        let mut model = Model {
+            cells,
+            param,
+            eta_param,
+            plan: Plan::new(count, []),
+            entries: Vec::new(),
+        };
+        let pairs = |c: &Cell| {
+            let z = model.gradient_of_predictor(c);
+            let mut pairs = Vec::with_capacity(3);
+            for (x, &(i, _)) in z.iter().enumerate() {
+                pairs.extend(z[x + 1..].iter().map(|&(j, _)| (i, j)));
+            }
+            pairs
+        };
+        let all: Vec<Vec<(usize, usize)>> = cells.iter().map(pairs).collect();
+        let plan = Plan::new(count, all.iter().flatten().copied());
+        model.entries = (all.iter())
+            .map(|pairs| {
+                (pairs.iter())
+                    .map(|&(i, j)| plan.pair_index(i, j).expect("the plan holds every pair"))
+                    .collect()
+            })
+            .collect();
+        model.plan = plan;
+        model
+    }
+
     /// The cell's linear predictor: `a`'s advantage in natural units.
     fn predictor(&self, c: &Cell, theta: &[f64], eta: f64) -> f64 {
         let f = if c.first && self.eta_param.is_some() {
@@ -56,23 +97,35 @@ impl Model<'_> {
     }
 
     /// The gradient and the Fisher information (negative Hessian) in the free parameters.
-    pub(super) fn derivatives(&self, theta: &[f64], eta: f64) -> (Vec<f64>, Vec<Vec<f64>>) {
-        let mut grad = vec![0.0; self.count];
-        let mut info = vec![vec![0.0; self.count]; self.count];
-        for c in self.cells {
+    pub(super) fn derivatives(&self, theta: &[f64], eta: f64) -> (Vec<f64>, Symmetric) {
+        let count = self.plan.pairs().len();
+        let mut grad = vec![0.0; self.plan.len()];
+        let mut info = Symmetric {
+            diag: vec![0.0; grad.len()],
+            off: vec![0.0; count],
+        };
+        for (c, entries) in self.cells.iter().zip(&self.entries) {
             let x = self.predictor(c, theta, eta);
             let p = sigmoid(x);
             let g = c.score() - c.games as f64 * p;
             let w = c.games as f64 * p * sigmoid(-x);
             let z = self.gradient_of_predictor(c);
-            for &(i, zi) in &z {
+            let mut entry = entries.iter();
+            for (x, &(i, zi)) in z.iter().enumerate() {
                 grad[i] += g * zi;
-                for &(j, zj) in &z {
-                    info[i][j] += w * zi * zj;
+                info.diag[i] += w * zi * zi;
+                for &(_, zj) in &z[x + 1..] {
+                    let e = *entry.next().expect("an entry per pair");
+                    info.off[e] += w * zi * zj;
                 }
             }
         }
         (grad, info)
+    }
+
+    /// The Cholesky factor of `info`, or `None` if it is not positive definite.
+    pub(super) fn factor(&self, info: &Symmetric) -> Option<Factor<'_>> {
+        self.plan.factor(info)
     }
 
     /// Ratings per bot and the first-move advantage, in natural units, at the maximum.
@@ -82,8 +135,10 @@ impl Model<'_> {
         let mut ll = self.log_likelihood(&theta, eta);
         for _ in 0..MAX_STEPS {
             let (grad, info) = self.derivatives(&theta, eta);
-            let Some(chol) = cholesky(info) else { break };
-            let step = chol_solve(&chol, &grad);
+            let Some(factor) = self.factor(&info) else {
+                break;
+            };
+            let step = factor.solve(&grad);
             let mut scale = 1.0;
             let mut moved = false;
             for _ in 0..MAX_HALVINGS {
@@ -120,87 +175,11 @@ impl Model<'_> {
         (t, e)
     }
 
-    /// The covariance of the free parameters (inverse Fisher information `I⁻¹ = L⁻ᵀ·L⁻¹`).
-    ///
-    /// `W = L⁻¹` is lower triangular; its column `a` (zero above row `a`) is kept from row `a`
-    /// on, so that every sum below runs over consecutive memory: about `m³/3` multiplications
-    /// after the factorization, against `m³` for solving `I·x = e_j` column by column.
+    /// The covariance of the free parameters: the inverse Fisher information.
     pub(super) fn covariance(&self, theta: &[f64], eta: f64) -> Option<Vec<Vec<f64>>> {
         let (_, info) = self.derivatives(theta, eta);
-        let l = cholesky(info)?;
-        let m = self.count;
-        let w: Vec<Vec<f64>> = (0..m)
-            .map(|a| {
-                // `column[i - a]` = W[i][a], by forward substitution on `L·x = e_a`.
-                let mut column = vec![0.0; m - a];
-                for i in a..m {
-                    let unit = if i == a { 1.0 } else { 0.0 };
-                    column[i - a] = (unit - dot(&l[i][a..i], &column[..i - a])) / l[i][i];
-                }
-                column
-            })
-            .collect();
-        // Cov[a][b] = Σ over k ≥ max(a, b) of W[k][a]·W[k][b]: exactly symmetric.
-        let mut inv = vec![vec![0.0; m]; m];
-        for a in 0..m {
-            for b in a..m {
-                let v = dot(&w[a][b - a..], &w[b]);
-                inv[a][b] = v;
-                inv[b][a] = v;
-            }
-        }
-        Some(inv)
+        Some(self.factor(&info)?.inverse())
     }
-}
-
-/// `Σ x[k]·y[k]` over the shorter length, in four running sums (which the compiler can keep
-/// in vector registers).
-fn dot(x: &[f64], y: &[f64]) -> f64 {
-    let n = x.len().min(y.len());
-    let (x, y) = (&x[..n], &y[..n]);
-    let mut sums = [0.0; 4];
-    let (xs, ys) = (x.chunks_exact(4), y.chunks_exact(4));
-    let (x_rest, y_rest) = (xs.remainder(), ys.remainder());
-    for (a, b) in xs.zip(ys) {
-        for k in 0..4 {
-            sums[k] += a[k] * b[k];
-        }
-    }
-    let rest: f64 = x_rest.iter().zip(y_rest).map(|(a, b)| a * b).sum();
-    (sums[0] + sums[1]) + (sums[2] + sums[3]) + rest
-}
-
-/// The Cholesky factor `L` of `a` (`L·Lᵀ = a`) in the lower triangle of the result (the
-/// upper one is left over from `a`), or `None` if `a` is not positive definite.
-pub(super) fn cholesky(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
-    let n = a.len();
-    for j in 0..n {
-        let d = a[j][j] - dot(&a[j][..j], &a[j][..j]);
-        if !(d > 0.0 && d.is_finite()) {
-            return None;
-        }
-        let d = d.sqrt();
-        a[j][j] = d;
-        let (done, rest) = a.split_at_mut(j + 1);
-        let row_j = &done[j][..j];
-        for row in rest {
-            row[j] = (row[j] - dot(&row[..j], row_j)) / d;
-        }
-    }
-    Some(a)
-}
-
-/// Solves `L·Lᵀ·x = b`, reading only the lower triangle of `l`.
-pub(super) fn chol_solve(l: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
-    let n = b.len();
-    let mut y = b.to_vec();
-    for i in 0..n {
-        y[i] = (y[i] - dot(&l[i][..i], &y[..i])) / l[i][i];
-    }
-    for i in (0..n).rev() {
-        y[i] = (y[i] - (i + 1..n).map(|k| l[k][i] * y[k]).sum::<f64>()) / l[i][i];
-    }
-    y
 }
 
 fn sigmoid(x: f64) -> f64 {
