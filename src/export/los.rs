@@ -25,15 +25,42 @@ pub fn los_csv(r: &Ratings) -> Result<String> {
     let mut header = vec!["bot".to_string()];
     header.extend(r.bots.iter().map(|b| b.bot.clone()));
     w.write_record(&header)?;
+    // A thousand bots make a million cells: each is written in place, not as a `String`.
+    let mut cell = String::new();
     for (bot, row) in r.bots.iter().zip(&r.los) {
-        let mut record = vec![bot.bot.clone()];
-        record.extend(
-            row.iter()
-                .map(|p| p.map(|p| format!("{p:.3}")).unwrap_or_default()),
-        );
-        w.write_record(&record)?;
+        w.write_field(&bot.bot)?;
+        for p in row {
+            cell.clear();
+            if let Some(p) = p {
+                three_decimals(&mut cell, *p);
+            }
+            w.write_field(&cell)?;
+        }
+        w.write_record(None::<&[u8]>)?;
     }
     super::csv::finish(w)
+}
+
+/// Appends `p` as `format!("{p:.3}")` would, for a probability: by integer arithmetic unless
+/// `p`'s thousandths are within a hair of a tie, where the exact decimal expansion decides.
+fn three_decimals(out: &mut String, p: f64) {
+    use std::fmt::Write;
+    let scaled = p * 1000.0;
+    // `scaled` is within an ulp (1.2e-13) of the exact product, so outside 1e-9 of a tie its
+    // rounding is the exact value's.
+    if (0.0..=1.0).contains(&p) && ((scaled - scaled.floor()) - 0.5).abs() > 1e-9 {
+        let k = scaled.round() as u32;
+        let digit = |d: u32| char::from(b'0' + (d % 10) as u8);
+        out.extend([
+            digit(k / 1000),
+            '.',
+            digit(k / 100),
+            digit(k / 10),
+            digit(k),
+        ]);
+    } else {
+        let _ = write!(out, "{p:.3}");
+    }
 }
 
 #[cfg(test)]
@@ -72,6 +99,27 @@ mod tests {
         );
         assert_eq!(los_csv(&r).unwrap(), expected);
         assert!(p > 0.5 && p < 1.0, "{p}");
+    }
+
+    #[test]
+    fn three_decimals_are_those_of_the_formatter() {
+        let mut rng = crate::rng::Rng::new(5);
+        let ties = (0..=2000).map(|k| (k as f64 + 0.5) / 2000.0);
+        let near = (0..=1000).flat_map(|k| {
+            let x = (k as f64 + 0.5) / 1000.0;
+            [
+                x,
+                f64::from_bits(x.to_bits() + 1),
+                f64::from_bits(x.to_bits() - 1),
+            ]
+        });
+        let random = (0..100_000).map(|_| rng.next_u64() as f64 / u64::MAX as f64);
+        let ends = [0.0, 1.0, 1e-300, 0.9995, 0.0005, 1.0 - f64::EPSILON];
+        for p in ties.chain(near).chain(random).chain(ends) {
+            let mut cell = String::new();
+            three_decimals(&mut cell, p);
+            assert_eq!(cell, format!("{p:.3}"), "{p:e}");
+        }
     }
 
     #[test]

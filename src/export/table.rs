@@ -13,39 +13,58 @@ pub(crate) fn escape(name: &str) -> String {
 }
 
 /// A Markdown table padded to read well as plain text.
+///
+/// Written into one string, cell by cell: a cross-table of a thousand bots has a million
+/// cells, and is written twice (to its file and to stdout).
 pub(crate) fn table(header: Vec<String>, align: &[Align], rows: Vec<Vec<String>>) -> String {
-    let width = |i: usize| {
-        rows.iter()
-            .map(|r| r[i].chars().count())
-            .chain([header[i].chars().count(), 3])
-            .max()
-            .unwrap_or(3)
+    let length = |c: &String| {
+        if c.is_ascii() {
+            c.len()
+        } else {
+            c.chars().count()
+        }
     };
-    let widths: Vec<usize> = (0..header.len()).map(width).collect();
-    let line = |cells: &[String]| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .zip(align)
-            .map(|((c, &w), a)| match a {
-                Align::Left => format!("{c:<w$}"),
-                Align::Right => format!("{c:>w$}"),
-            })
-            .collect();
-        format!("| {} |\n", padded.join(" | "))
-    };
-    let mut out = line(&header);
-    let rules: Vec<String> = widths
-        .iter()
-        .zip(align)
-        .map(|(&w, a)| match a {
-            Align::Left => format!(":{}", "-".repeat(w - 1)),
-            Align::Right => format!("{}:", "-".repeat(w - 1)),
-        })
-        .collect();
-    out.push_str(&format!("| {} |\n", rules.join(" | ")));
+    let mut widths: Vec<usize> = header.iter().map(|h| length(h).max(3)).collect();
     for r in &rows {
-        out.push_str(&line(r));
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(length(c));
+        }
+    }
+    let line_width: usize = widths.iter().map(|w| w + 3).sum::<usize>() + 2;
+    let mut out = String::with_capacity(line_width * (rows.len() + 2));
+    let pad = |out: &mut String, n: usize, fill: char| out.extend(std::iter::repeat_n(fill, n));
+    let line = |out: &mut String, cells: &[String]| {
+        out.push('|');
+        for ((c, &w), a) in cells.iter().zip(&widths).zip(align) {
+            out.push(' ');
+            let gap = w - length(c);
+            if *a == Align::Right {
+                pad(out, gap, ' ');
+            }
+            out.push_str(c);
+            if *a == Align::Left {
+                pad(out, gap, ' ');
+            }
+            out.push_str(" |");
+        }
+        out.push('\n');
+    };
+    line(&mut out, &header);
+    out.push('|');
+    for (&w, a) in widths.iter().zip(align) {
+        out.push(' ');
+        if *a == Align::Left {
+            out.push(':');
+        }
+        pad(&mut out, w - 1, '-');
+        if *a == Align::Right {
+            out.push(':');
+        }
+        out.push_str(" |");
+    }
+    out.push('\n');
+    for r in &rows {
+        line(&mut out, r);
     }
     out
 }

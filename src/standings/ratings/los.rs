@@ -14,27 +14,29 @@ pub(super) fn matrix(
         return los;
     };
     for i in 0..n {
-        for j in 0..n {
-            if i == j || group[i] != group[j] {
+        for j in i + 1..n {
+            if group[i] != group[j] {
                 continue;
             }
             let var = c(i, i) + c(j, j) - 2.0 * c(i, j);
             if var > 0.0 {
-                los[i][j] = Some(normal_cdf((theta[i] - theta[j]) / var.sqrt()));
+                // One tail for both orders: `x` for (j, i) is exactly `-x`.
+                let x = (theta[i] - theta[j]) / var.sqrt();
+                let tail = upper_tail(x);
+                (los[i][j], los[j][i]) = if x >= 0.0 {
+                    (Some(1.0 - tail), Some(tail))
+                } else {
+                    (Some(tail), Some(1.0 - tail))
+                };
             }
         }
     }
     los
 }
 
-/// The standard normal distribution function, with `Φ(x) + Φ(-x) = 1` to the last bit or so.
-fn normal_cdf(x: f64) -> f64 {
-    let tail = 0.5 * erfc(x.abs() / std::f64::consts::SQRT_2);
-    if x >= 0.0 {
-        1.0 - tail
-    } else {
-        tail
-    }
+/// `Φ(-|x|)`, the standard normal distribution's tail beyond `|x|`.
+fn upper_tail(x: f64) -> f64 {
+    0.5 * erfc(x.abs() / std::f64::consts::SQRT_2)
 }
 
 /// The complementary error function for `z >= 0`, to a relative error under 1.2e-7
