@@ -1,6 +1,7 @@
 //! The games' stderr files beside the reports (`logs/<bot>/<game_id>.log`): which games have
 //! one, for the links of the report and the grades, and what a crashed game's file shows.
 
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -12,28 +13,55 @@ use crate::standings::grades::Grades;
 /// the first move comes first, and a chatty bot's is cut by the log's cap anyway).
 const READ_LIMIT: u64 = 256 << 10;
 
-/// The `logs/` directory beside the reports, if any.
+/// The `logs/` directory beside the reports, if any, and the games' files in it.
 #[derive(Debug, Clone, Default)]
 pub struct GameLogs {
     dir: Option<PathBuf>,
+    /// By bot directory: the games with a file `<game_id>.log` there. Listed once, so a
+    /// report of a million games looks up no million paths.
+    files: HashMap<String, HashSet<u64>>,
 }
 
 impl GameLogs {
     /// The logs of the run whose reports are written into `out`, when `logs/` is there.
     pub fn beside(out: &Path) -> GameLogs {
         let dir = out.join("logs");
-        GameLogs {
-            dir: dir.is_dir().then_some(dir),
+        if !dir.is_dir() {
+            return GameLogs::default();
         }
+        let files = (std::fs::read_dir(&dir).into_iter().flatten().flatten())
+            .filter_map(|bot| {
+                let name = bot.file_name().into_string().ok()?;
+                let games: HashSet<u64> = (std::fs::read_dir(bot.path()).ok()?.flatten())
+                    .filter_map(|file| {
+                        let file_name = file.file_name();
+                        let id: u64 = file_name.to_str()?.strip_suffix(".log")?.parse().ok()?;
+                        let canonical = file_name.to_str()? == format!("{id}.log");
+                        // `is_file` follows a link, as opening the link would.
+                        (canonical && file.path().is_file()).then_some(id)
+                    })
+                    .collect();
+                (!games.is_empty()).then_some((name, games))
+            })
+            .collect();
+        GameLogs {
+            dir: Some(dir),
+            files,
+        }
+    }
+
+    /// Whether any game has a file.
+    pub fn any(&self) -> bool {
+        !self.files.is_empty()
     }
 
     /// The file of `bot`'s stderr in game `game_id`, relative to the reports, if it exists.
     pub fn href(&self, bot: &str, game_id: u64) -> Option<String> {
-        let relative = format!("{}/{game_id}.log", safe_file_name(bot));
-        let dir = self.dir.as_ref()?;
-        dir.join(&relative)
-            .is_file()
-            .then(|| format!("logs/{relative}"))
+        if self.files.is_empty() {
+            return None;
+        }
+        let name = safe_file_name(bot);
+        (self.files.get(&name)?.contains(&game_id)).then(|| format!("logs/{name}/{game_id}.log"))
     }
 
     /// The start of `bot`'s stderr in game `game_id`, if it has a file.

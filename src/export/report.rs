@@ -29,13 +29,15 @@ impl Exporter for HtmlReportFile {
             left_out: &ctx.options.left_out,
             sprt: ctx.options.sprt.as_ref(),
             swiss: ctx.options.swiss.as_ref(),
-            logs: ctx
-                .games
-                .iter()
-                .map(|g| {
-                    [g.bot_a, g.bot_b].map(|bot| ctx.logs.href(ctx.games.name(bot), g.game_id))
-                })
-                .collect(),
+            logs: if ctx.logs.any() {
+                (ctx.games.iter())
+                    .map(|g| {
+                        [g.bot_a, g.bot_b].map(|bot| ctx.logs.href(ctx.games.name(bot), g.game_id))
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
             replays: html::replays::find(
                 ctx.games,
                 &ctx.options.replays,

@@ -18,7 +18,7 @@ pub(super) fn games(out: &mut String, report: &HtmlReport<'_>) {
     if table.is_empty() {
         return;
     }
-    let linked = report.replays.hrefs.iter().any(Option::is_some);
+    let linked = report.replays.any();
     let logged = report.logs.iter().flatten().any(Option::is_some);
     let first = table.first().is_none_or(|g| g.game.has_first_player());
     out.push_str("<section id=\"games\">\n<h2>Games</h2>\n");

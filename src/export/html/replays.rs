@@ -1,6 +1,7 @@
 //! Where each game's replay is, as a link relative to the page, and the replays' text
 //! embedded in the page when it is small enough for the viewer to work from `file://`.
 
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
 
@@ -35,8 +36,9 @@ impl ReplayDir {
 /// The replays found for the games of a report.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Replays {
-    /// Per game of the table, in order: its replay's URL relative to the page, if it exists.
-    pub hrefs: Vec<Option<String>>,
+    /// By game (its index in the table): its replay's URL relative to the page, for the games
+    /// whose replay exists.
+    pub hrefs: BTreeMap<usize, String>,
     /// `(href, text)` of every replay, in game order, when together they fit the limit;
     /// otherwise empty and the page fetches them.
     pub embedded: Vec<(String, String)>,
@@ -45,51 +47,71 @@ pub struct Replays {
 impl Replays {
     /// Game `index`'s replay link, if it has one.
     pub fn href(&self, index: usize) -> Option<&str> {
-        self.hrefs.get(index).and_then(|h| h.as_deref())
+        self.hrefs.get(&index).map(String::as_str)
+    }
+
+    /// Whether any game has a replay.
+    pub fn any(&self) -> bool {
+        !self.hrefs.is_empty()
     }
 }
 
 /// Looks up each game's replay in `dirs`, embedding them all if they total at most `limit`
 /// bytes. A replay that cannot be read is left unlinked.
+///
+/// Each directory is listed once, so the report of a million games without replays (the
+/// standings of a big `games.csv`) costs no million lookups.
 pub fn find(games: &GameTable, dirs: &[ReplayDir], limit: u64) -> Replays {
-    let mut hrefs = Vec::with_capacity(games.len());
+    let listed: Vec<HashMap<u64, (PathBuf, u64)>> = dirs.iter().map(|d| listing(&d.dir)).collect();
+    let mut hrefs = BTreeMap::new();
     let mut paths = Vec::new();
     let mut total = 0u64;
     for (i, g) in games.iter().enumerate() {
-        let found = dirs.iter().find(|d| d.games.contains(&i)).and_then(|d| {
-            let path = d.dir.join(format!("{}.jsonl", g.game_id));
-            let size = std::fs::metadata(&path).ok().filter(|m| m.is_file())?.len();
-            Some((path, size, format!("{}/{}.jsonl", d.href, g.game_id)))
-        });
-        match found {
-            Some((path, size, href)) => {
-                total += size;
-                paths.push((href.clone(), path));
-                hrefs.push(Some(href));
-            }
-            None => hrefs.push(None),
+        let Some(d) = dirs.iter().position(|d| d.games.contains(&i)) else {
+            continue;
+        };
+        if let Some((path, size)) = listed[d].get(&g.game_id) {
+            total += size;
+            let href = format!("{}/{}.jsonl", dirs[d].href, g.game_id);
+            paths.push((g.game_id, i, path));
+            hrefs.insert(i, href);
         }
     }
     // In game order, whatever order the games ended in.
-    paths.sort_by_key(|(_, path)| {
-        path.file_stem()
-            .and_then(|s| s.to_str())
-            .and_then(|s| s.parse::<u64>().ok())
-    });
+    paths.sort_by_key(|&(id, i, _)| (id, i));
     let mut embedded = Vec::new();
     if total <= limit {
-        for (href, path) in paths {
-            match std::fs::read_to_string(&path) {
-                Ok(text) => embedded.push((href, text)),
+        for (_, i, path) in paths {
+            match std::fs::read_to_string(path) {
+                Ok(text) => embedded.push((hrefs[&i].clone(), text)),
                 Err(_) => {
-                    for h in hrefs.iter_mut().filter(|h| h.as_ref() == Some(&href)) {
-                        *h = None;
-                    }
+                    hrefs.remove(&i);
                 }
             }
         }
     }
     Replays { hrefs, embedded }
+}
+
+/// The replays in `dir`: each file `<game id>.jsonl` (the id as arena writes it) by its id,
+/// with its path and size; none if `dir` cannot be read.
+fn listing(dir: &Path) -> HashMap<u64, (PathBuf, u64)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return HashMap::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name();
+            let id: u64 = name.to_str()?.strip_suffix(".jsonl")?.parse().ok()?;
+            if name.to_str()? != format!("{id}.jsonl") {
+                return None;
+            }
+            let path = entry.path();
+            let size = std::fs::metadata(&path).ok().filter(|m| m.is_file())?.len();
+            Some((id, (path, size)))
+        })
+        .collect()
 }
 
 /// The embedded replays as a JavaScript object literal from link to text, safe inside a
@@ -192,11 +214,10 @@ mod tests {
         let found = find(&games, &list, EMBED_LIMIT);
         assert_eq!(
             found.hrefs,
-            [
-                Some("../one/replays/1.jsonl".to_string()),
-                None,
-                Some("../two%20words/replays/1.jsonl".to_string())
-            ]
+            BTreeMap::from([
+                (0, "../one/replays/1.jsonl".to_string()),
+                (2, "../two%20words/replays/1.jsonl".to_string())
+            ])
         );
         assert_eq!(found.embedded.len(), 2);
         let json = embedded_json(&found);

@@ -178,7 +178,7 @@ pub(super) fn failures(out: &mut String, report: &HtmlReport<'_>, failing: &[Fai
     let _ = writeln!(
         out,
         "<p class=\"note\">Games each bot lost (or drew) by its own failure{}.</p>",
-        if report.replays.hrefs.iter().any(Option::is_some) {
+        if report.replays.any() {
             "; each game id opens the game’s replay"
         } else {
             ""

@@ -46,9 +46,8 @@ fn sample_games() -> Vec<GameRecord> {
 
 /// Each sample game's replay beside the page, one of them embedded.
 fn sample_replays() -> Replays {
-    let hrefs: Vec<Option<String>> = sample_games()
-        .iter()
-        .map(|g| Some(format!("replays/{}.jsonl", g.game_id)))
+    let hrefs = (sample_games().iter().enumerate())
+        .map(|(i, g)| (i, format!("replays/{}.jsonl", g.game_id)))
         .collect();
     Replays {
         embedded: vec![("replays/1.jsonl".into(), "{\"game\":\"<]]>&\"}\n".into())],

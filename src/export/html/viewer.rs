@@ -27,7 +27,7 @@ pub const DIALOG: &str = "<dialog id=\"viewer\" aria-labelledby=\"v-title\">
 /// Appends the dialog, the embedded replays (if any) and the script. Scripts sit in CDATA
 /// sections behind `//` so the page stays well-formed XML and HTML parsers skip the markers.
 pub(super) fn viewer(out: &mut String, replays: &Replays) {
-    if replays.hrefs.iter().all(Option::is_none) {
+    if !replays.any() {
         return;
     }
     out.push_str(DIALOG);
