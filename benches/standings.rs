@@ -10,6 +10,12 @@
 //! RSS of each (from `wait4`), the ratio b/a, and whether the goals hold: at most 1 s and
 //! at most 100 MB peak RSS for (b) at 1,000,000 rows. `ARENA=/path/to/arena` measures
 //! another build of arena instead (such as an older one, for a before and after).
+//!
+//! Then (c): `arena standings` of a gauntlet of 1,000 candidates (`CANDIDATES`), ten Othello
+//! games each against one reference, some candidates unbeaten: a sparse field whose ratings
+//! once took a dense `O(bots³)` factorization in every Newton step (1.76 s here; 0.47 s
+//! with the sparse one, the rest mostly the million-cell LOS and cross-tables). Goal: at
+//! most 1 s.
 
 #[path = "common/mod.rs"]
 mod common;
@@ -23,6 +29,8 @@ use std::time::{Duration, Instant};
 /// Goals for (b) at a million rows.
 const GOAL_SECONDS: f64 = 1.0;
 const GOAL_MB: f64 = 100.0;
+/// Goal for (c) at 1,000 candidates.
+const GOAL_GAUNTLET_SECONDS: f64 = 1.0;
 const BOTS: usize = 40;
 
 /// A splitmix64 stream: the same seed gives the same file.
@@ -88,6 +96,40 @@ fn generate(path: &Path, rows: u64) {
             rng.below(200)
         )
         .unwrap();
+    }
+    out.flush().unwrap();
+}
+
+/// Writes a gauntlet of `candidates` against `ref`, ten Othello games each, five per seat:
+/// candidate `i` scores about `i / candidates` of its games, so the first ones lose every game
+/// and the last win every one.
+fn generate_gauntlet(path: &Path, candidates: u64) {
+    let mut rng = Stream(20_261_126);
+    let mut out = BufWriter::new(std::fs::File::create(path).unwrap());
+    writeln!(
+        out,
+        "run,round,game_id,game,bot_a,bot_b,score_a,score_b,result,reason,culprit,plies,duration_ms"
+    )
+    .unwrap();
+    let mut id = 0;
+    for c in 0..candidates {
+        let name = format!("cand{c:04}");
+        for g in 0..10 {
+            id += 1;
+            let wins = rng.below(candidates) < c;
+            let (a, b, result) = match (g % 2 == 0, wins) {
+                (true, true) => (name.as_str(), "ref", "a"),
+                (true, false) => (name.as_str(), "ref", "b"),
+                (false, true) => ("ref", name.as_str(), "b"),
+                (false, false) => ("ref", name.as_str(), "a"),
+            };
+            let (score_a, score_b) = if result == "a" { (40, 24) } else { (24, 40) };
+            writeln!(
+                out,
+                "r1,1,{id},othello,{a},{b},{score_a},{score_b},{result},normal,,60,5"
+            )
+            .unwrap();
+        }
     }
     out.flush().unwrap();
 }
@@ -172,5 +214,41 @@ fn main() {
         );
     } else {
         println!("  (the goals are for 1000000 rows)");
+    }
+
+    let candidates = env_number("CANDIDATES", if benching { 1000 } else { 50 });
+    let gauntlet = dir.path().join("gauntlet.csv");
+    generate_gauntlet(&gauntlet, candidates);
+    let c: Vec<(Duration, f64)> = (0..samples)
+        .map(|_| {
+            let _ = std::fs::remove_dir_all(&out);
+            measure(
+                Command::new(&arena)
+                    .arg("standings")
+                    .arg(&gauntlet)
+                    .arg("--out")
+                    .arg(&out),
+            )
+        })
+        .collect();
+    let standings = std::fs::read_to_string(out.join("standings.csv")).unwrap();
+    assert_eq!(
+        standings.lines().count() as u64,
+        candidates + 2,
+        "{standings}"
+    );
+    let (c_s, c_mb) = (seconds(&c), mb(&c));
+    println!("gauntlet of {candidates} candidates, 10 games each, median of {samples}:");
+    println!(
+        "  {:<40}{c_s:7.3} s {c_mb:7.1} MB peak RSS",
+        "(c) arena standings FILE --out DIR"
+    );
+    if candidates == 1000 {
+        println!(
+            "  goal c <= {GOAL_GAUNTLET_SECONDS} s: {}",
+            verdict(c_s <= GOAL_GAUNTLET_SECONDS)
+        );
+    } else {
+        println!("  (the goal is for 1000 candidates)");
     }
 }
