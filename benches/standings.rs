@@ -50,6 +50,17 @@ impl Stream {
     }
 }
 
+/// A new `games.csv` at `path`, its header written.
+fn create_csv(path: &Path) -> BufWriter<std::fs::File> {
+    let mut out = BufWriter::new(std::fs::File::create(path).unwrap());
+    writeln!(
+        out,
+        "run,round,game_id,game,bot_a,bot_b,score_a,score_b,result,reason,culprit,plies,duration_ms"
+    )
+    .unwrap();
+    out
+}
+
 /// Writes `rows` Othello games between 40 bots (some names need CSV quoting), bots of
 /// graded strength, with draws and the odd timeout or crash.
 fn generate(path: &Path, rows: u64) {
@@ -57,12 +68,7 @@ fn generate(path: &Path, rows: u64) {
     names[3] = "\"Quinn, and Valor\"".into();
     names[5] = "pipe|bot".into();
     let mut rng = Stream(20_261_123);
-    let mut out = BufWriter::new(std::fs::File::create(path).unwrap());
-    writeln!(
-        out,
-        "run,round,game_id,game,bot_a,bot_b,score_a,score_b,result,reason,culprit,plies,duration_ms"
-    )
-    .unwrap();
+    let mut out = create_csv(path);
     for id in 1..=rows {
         let a = rng.below(BOTS as u64) as usize;
         let b = (a + 1 + rng.below(BOTS as u64 - 1) as usize) % BOTS;
@@ -105,12 +111,7 @@ fn generate(path: &Path, rows: u64) {
 /// and the last win every one.
 fn generate_gauntlet(path: &Path, candidates: u64) {
     let mut rng = Stream(20_261_126);
-    let mut out = BufWriter::new(std::fs::File::create(path).unwrap());
-    writeln!(
-        out,
-        "run,round,game_id,game,bot_a,bot_b,score_a,score_b,result,reason,culprit,plies,duration_ms"
-    )
-    .unwrap();
+    let mut out = create_csv(path);
     let mut id = 0;
     for c in 0..candidates {
         let name = format!("cand{c:04}");
