@@ -63,13 +63,15 @@ fn separated_cells(n: usize, cells: &[Cell]) -> Vec<bool> {
 /// lies within one strongly connected component, so Floyd–Warshall runs on each component
 /// alone: `O(Σ size³)`, not `O(bots³)`, which for the games of a large field (a
 /// gauntlet's winners and losers, a shard where most bots meet one or two others) is the
-/// difference between microseconds and seconds.
+/// difference between microseconds and seconds. A component whose edges all weigh 0 (every
+/// game without a first player, as in Morra) needs none: every path in it weighs 0.
 struct LongestPaths {
     /// Each node's component and its index there.
     component: Vec<usize>,
     local: Vec<usize>,
-    /// Each component's size and row-major longest-path matrix.
-    tables: Vec<(usize, Vec<i64>)>,
+    /// Each component's size and row-major longest-path matrix, or `None` when its edges all
+    /// weigh 0.
+    tables: Vec<(usize, Option<Vec<i64>>)>,
 }
 
 impl LongestPaths {
@@ -81,22 +83,35 @@ impl LongestPaths {
             local[v] = sizes[c];
             sizes[c] += 1;
         }
-        let mut tables: Vec<(usize, Vec<i64>)> = (sizes.into_iter())
-            .map(|k| {
-                let mut d = vec![NO_PATH; k * k];
-                (0..k).for_each(|v| d[v * k + v] = 0);
-                (k, d)
+        let mut weighted = vec![false; sizes.len()];
+        for &(from, to, w) in edges {
+            if component[from] == component[to] && w != 0 {
+                weighted[component[from]] = true;
+            }
+        }
+        let mut tables: Vec<(usize, Option<Vec<i64>>)> = (sizes.into_iter().zip(weighted))
+            .map(|(k, weighted)| {
+                let table = weighted.then(|| {
+                    let mut d = vec![NO_PATH; k * k];
+                    (0..k).for_each(|v| d[v * k + v] = 0);
+                    d
+                });
+                (k, table)
             })
             .collect();
         for &(from, to, w) in edges {
-            if component[from] == component[to] {
-                let (k, d) = &mut tables[component[from]];
+            if let (true, (k, Some(d))) = (
+                component[from] == component[to],
+                &mut tables[component[from]],
+            ) {
                 let e = &mut d[local[from] * *k + local[to]];
                 *e = (*e).max(w);
             }
         }
         for (k, d) in &mut tables {
-            floyd_warshall(*k, d);
+            if let Some(d) = d {
+                floyd_warshall(*k, d);
+            }
         }
         LongestPaths {
             component,
@@ -111,13 +126,18 @@ impl LongestPaths {
         if self.component[i] != self.component[j] {
             return NO_PATH;
         }
-        let (k, d) = &self.tables[self.component[i]];
-        d[self.local[i] * k + self.local[j]]
+        match &self.tables[self.component[i]] {
+            (k, Some(d)) => d[self.local[i] * k + self.local[j]],
+            (_, None) => 0,
+        }
     }
 
     /// Whether no cycle has positive weight.
     fn feasible(&self) -> bool {
-        (self.tables.iter()).all(|(k, d)| (0..*k).all(|v| d[v * k + v] <= 0))
+        (self.tables.iter()).all(|(k, d)| {
+            d.as_ref()
+                .is_none_or(|d| (0..*k).all(|v| d[v * k + v] <= 0))
+        })
     }
 }
 
@@ -360,7 +380,9 @@ mod tests {
         for case in 0..300 {
             let n = 1 + rng.below(12);
             let edges: Vec<(usize, usize, i64)> = (0..rng.below(3 * n))
+                // Every third case unweighted, as games without a first player are.
                 .map(|_| (rng.below(n), rng.below(n), rng.below(3) as i64 - 1))
+                .map(|(from, to, w)| (from, to, if case % 3 == 0 { 0 } else { w }))
                 .collect();
             let mut whole = vec![NO_PATH; n * n];
             (0..n).for_each(|v| whole[v * n + v] = 0);
