@@ -10,24 +10,24 @@
 //! iteration stops when a step moves no parameter by more than 1e-10 natural units, or after
 //! 100 steps. Each step solves with the Fisher information, which is sparse when bots meet few
 //! others (a gauntlet, a shard of a large field): it is factored sparsely, by minimum degree,
-//! down to a dense block (`factor.rs`), so a thousand bots cost milliseconds, not seconds.
+//! down to a dense block (`factor.rs`), not as a dense matrix of every bot.
 //!
 //! **Unbounded ratings and the prior.** The maximum-likelihood rating of a bot that won (or
-//! lost) all its games is infinite, and so is, in general, every difference that some
-//! direction of the parameters can make every result "more certain" without making any less;
-//! two groups that never met have no difference at all. These cases are found exactly (as the
-//! non-tight constraints of a system of difference constraints, by Floyd–Warshall within each
-//! strongly connected component of the results, and the connected groups of the remaining
-//! results). When the games determine every rating,
-//! every comparison and (with a first player) the first-move advantage, the plain maximum
-//! likelihood is reported: it matches an independent Bradley–Terry fit. Otherwise the whole fit
-//! is redone with a prior, as BayesElo does: each bot gets [`PRIOR_DRAWS`] (2) virtual draws
-//! against a virtual opponent rated 0, and with a first player, the first-move advantage 2
-//! virtual draws of a bot against itself (evidence of no advantage). Every rating, interval,
-//! and LOS is then finite, for every run with two or more bots, perfect and zero scores
-//! included; the prior pulls ratings towards the average by roughly as much as two draws
-//! against an average bot would, which matters for bots with few games and hardly at all
-//! with many. The choice between the two depends only on the games, never on names.
+//! lost) all its games is infinite, and so is, in general, every difference that some direction
+//! of the parameters can make every result "more certain" without making any less; two groups
+//! that never met have no difference at all. These cases are found exactly (as the non-tight
+//! constraints of a system of difference constraints, by Floyd–Warshall within each strongly
+//! connected component of the results, and the connected groups of the remaining results). When
+//! the games determine every rating, every comparison and (with a first player) the first-move
+//! advantage, the plain maximum likelihood is reported: it matches an independent Bradley–Terry
+//! fit. Otherwise the whole fit is redone with a prior, as BayesElo does: each bot gets
+//! [`PRIOR_DRAWS`] (2) virtual draws against a virtual opponent rated 0, and with a first
+//! player, the first-move advantage 2 virtual draws of a bot against itself (evidence of no
+//! advantage). Every rating, interval, and LOS is then finite, for every run with two or more
+//! bots, perfect and zero scores included; the prior pulls ratings towards the average by
+//! roughly as much as two draws against an average bot would, which matters for bots with few
+//! games and hardly at all with many. The choice between the two depends only on the games,
+//! never on names.
 //!
 //! **Anchor.** A chosen bot is fixed at 0; by default the average of the ratings of the main
 //! group is 0. Under the prior the main group is every bot. Without it, it is the one group

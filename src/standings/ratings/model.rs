@@ -34,32 +34,30 @@ impl<'a> Model<'a> {
         eta_param: Option<usize>,
         count: usize,
     ) -> Self {
-        let mut model = Model {
-            cells,
-            param,
-            eta_param,
-            plan: Plan::new(count, []),
-            entries: Vec::new(),
-        };
         let pairs = |c: &Cell| {
-            let z = model.gradient_of_predictor(c);
+            let z = predictor_gradient(param, eta_param, c);
             let mut pairs = Vec::with_capacity(3);
-            for (x, &(i, _)) in z.iter().enumerate() {
-                pairs.extend(z[x + 1..].iter().map(|&(j, _)| (i, j)));
+            for (k, &(i, _)) in z.iter().enumerate() {
+                pairs.extend(z[k + 1..].iter().map(|&(j, _)| (i, j)));
             }
             pairs
         };
         let all: Vec<Vec<(usize, usize)>> = cells.iter().map(pairs).collect();
         let plan = Plan::new(count, all.iter().flatten().copied());
-        model.entries = (all.iter())
+        let entries = (all.iter())
             .map(|pairs| {
                 (pairs.iter())
                     .map(|&(i, j)| plan.pair_index(i, j).expect("the plan holds every pair"))
                     .collect()
             })
             .collect();
-        model.plan = plan;
-        model
+        Model {
+            cells,
+            param,
+            eta_param,
+            plan,
+            entries,
+        }
     }
 
     /// The cell's linear predictor: `a`'s advantage in natural units.
@@ -74,15 +72,7 @@ impl<'a> Model<'a> {
 
     /// The parameters that `a`'s advantage depends on, with their signs.
     fn gradient_of_predictor(&self, c: &Cell) -> Vec<(usize, f64)> {
-        let mut z = Vec::with_capacity(3);
-        if c.a != c.b {
-            z.extend(self.param[c.a].map(|p| (p, 1.0)));
-            z.extend(self.param[c.b].map(|p| (p, -1.0)));
-        }
-        if c.first {
-            z.extend(self.eta_param.map(|p| (p, 1.0)));
-        }
-        z
+        predictor_gradient(self.param, self.eta_param, c)
     }
 
     pub(super) fn log_likelihood(&self, theta: &[f64], eta: f64) -> f64 {
@@ -98,11 +88,10 @@ impl<'a> Model<'a> {
 
     /// The gradient and the Fisher information (negative Hessian) in the free parameters.
     pub(super) fn derivatives(&self, theta: &[f64], eta: f64) -> (Vec<f64>, Symmetric) {
-        let count = self.plan.pairs().len();
         let mut grad = vec![0.0; self.plan.len()];
         let mut info = Symmetric {
             diag: vec![0.0; grad.len()],
-            off: vec![0.0; count],
+            off: vec![0.0; self.plan.pairs().len()],
         };
         for (c, entries) in self.cells.iter().zip(&self.entries) {
             let x = self.predictor(c, theta, eta);
@@ -111,10 +100,10 @@ impl<'a> Model<'a> {
             let w = c.games as f64 * p * sigmoid(-x);
             let z = self.gradient_of_predictor(c);
             let mut entry = entries.iter();
-            for (x, &(i, zi)) in z.iter().enumerate() {
+            for (k, &(i, zi)) in z.iter().enumerate() {
                 grad[i] += g * zi;
                 info.diag[i] += w * zi * zi;
-                for &(_, zj) in &z[x + 1..] {
+                for &(_, zj) in &z[k + 1..] {
                     let e = *entry.next().expect("an entry per pair");
                     info.off[e] += w * zi * zj;
                 }
@@ -180,6 +169,24 @@ impl<'a> Model<'a> {
         let (_, info) = self.derivatives(theta, eta);
         Some(self.factor(&info)?.inverse())
     }
+}
+
+/// The parameters (indexed by `param` per bot and `eta_param`) that the advantage of cell
+/// `c`'s seat A depends on, with their signs.
+fn predictor_gradient(
+    param: &[Option<usize>],
+    eta_param: Option<usize>,
+    c: &Cell,
+) -> Vec<(usize, f64)> {
+    let mut z = Vec::with_capacity(3);
+    if c.a != c.b {
+        z.extend(param[c.a].map(|p| (p, 1.0)));
+        z.extend(param[c.b].map(|p| (p, -1.0)));
+    }
+    if c.first {
+        z.extend(eta_param.map(|p| (p, 1.0)));
+    }
+    z
 }
 
 fn sigmoid(x: f64) -> f64 {
