@@ -21,8 +21,8 @@
 //! 17.7 -> 19.7 ms (1.11) after, on a noisy machine; 17.9 -> 20.4 ms (1.14) with holders
 //! cloned by the jail factory, the shards of 250 and 750 games. The 1,000-bot shards also
 //! paid for their ratings, dense in the ~400 and ~780 bots that had played (0.2 and 0.8 s
-//! at the end of the run): 1.19-1.46 over four runs; with the sparse ratings 0.95, 0.98
-//! and 1.21 (16.8-18.7 ms against 15.4-18.1 ms).
+//! at the end of the run): 1.19-1.46 over four runs; with the sparse ratings 0.95, 0.98,
+//! 1.21 and 1.12 (16.8-18.7 ms against 15.0-18.1 ms).
 
 #[path = "common/mod.rs"]
 mod common;
