@@ -145,66 +145,69 @@ impl Plan {
     pub fn factor(&self, a: &Symmetric) -> Option<Factor<'_>> {
         let s = self.sparse;
         let d = self.len() - s;
-        let mut diag = vec![0.0; s];
-        let mut columns: Vec<Vec<f64>> = self.rows.iter().map(|r| vec![0.0; r.len()]).collect();
-        let mut block: Vec<Vec<f64>> = (0..d).map(|i| vec![0.0; i + 1]).collect();
-        let mut add = |diag: &mut [f64], columns: &mut [Vec<f64>], i: usize, j: usize, v: f64| {
-            if i == j && i < s {
-                diag[i] += v;
-            } else {
-                match self.slot(i, j) {
-                    Slot::Column(k, index) => columns[k][index] += v,
-                    Slot::Block(r, c) => block[r][c] += v,
-                }
-            }
+        let mut parts = Parts {
+            diag: vec![0.0; s],
+            columns: self.rows.iter().map(|r| vec![0.0; r.len()]).collect(),
+            block: (0..d).map(|i| vec![0.0; i + 1]).collect(),
         };
         for (p, &v) in a.diag.iter().enumerate() {
             let i = self.position[p];
-            add(&mut diag, &mut columns, i, i, v);
+            self.add(&mut parts, i, i, v);
         }
         for (&(p, q), &v) in self.pairs.iter().zip(&a.off) {
-            add(
-                &mut diag,
-                &mut columns,
-                self.position[p],
-                self.position[q],
-                v,
-            );
+            self.add(&mut parts, self.position[p], self.position[q], v);
         }
         for k in 0..s {
-            let pivot = diag[k];
+            let pivot = parts.diag[k];
             if !(pivot > 0.0 && pivot.is_finite()) {
                 return None;
             }
             let pivot = pivot.sqrt();
-            diag[k] = pivot;
-            let (done, later) = columns.split_at_mut(k + 1);
-            let column = &mut done[k];
+            parts.diag[k] = pivot;
+            // Taken out while its rows update later entries (never its own).
+            let mut column = std::mem::take(&mut parts.columns[k]);
             column.iter_mut().for_each(|l| *l /= pivot);
             // The Schur complement: every two rows of the column update their entry.
             let rows = &self.rows[k];
-            for (x, (&i, &li)) in rows.iter().zip(column.iter()).enumerate() {
+            for (x, (&i, &li)) in rows.iter().zip(&column).enumerate() {
                 for (&j, &lj) in rows[x..].iter().zip(&column[x..]) {
-                    let update = -li * lj;
-                    if i == j && i < s {
-                        diag[i] += update;
-                    } else {
-                        match self.slot(i, j) {
-                            Slot::Column(c, index) => later[c - k - 1][index] += update,
-                            Slot::Block(r, c) => block[r][c] += update,
-                        }
-                    }
+                    self.add(&mut parts, i, j, -li * lj);
                 }
             }
+            parts.columns[k] = column;
         }
-        let block = cholesky(block)?;
+        let Parts {
+            diag,
+            columns,
+            block,
+        } = parts;
         Some(Factor {
             plan: self,
             diag,
             columns,
-            block,
+            block: cholesky(block)?,
         })
     }
+
+    /// Adds `v` to the entry at positions `(i, j)` of the matrix being factored.
+    fn add(&self, parts: &mut Parts, i: usize, j: usize, v: f64) {
+        if i == j && i < self.sparse {
+            parts.diag[i] += v;
+        } else {
+            match self.slot(i, j) {
+                Slot::Column(k, index) => parts.columns[k][index] += v,
+                Slot::Block(r, c) => parts.block[r][c] += v,
+            }
+        }
+    }
+}
+
+/// A matrix being factored: the sparse columns' diagonal and entries below it, and the dense
+/// block's lower triangle.
+struct Parts {
+    diag: Vec<f64>,
+    columns: Vec<Vec<f64>>,
+    block: Vec<Vec<f64>>,
 }
 
 /// A Cholesky factor `L` (`L·Lᵀ` = the matrix in plan order): sparse columns, then the
